@@ -1,0 +1,16 @@
+//! Every byte of the format lives here, and nothing here does I/O.
+//!
+//! - [`container`]: the `ATLS` header and trailer of `data.atlas`.
+//! - [`footer`]: the msgpack + zstd collection footer (datasets, schemas, segments).
+//! - [`mask`]: the `deleted.mask` sidecar.
+//! - [`segment`]: one variable's array-format v6 file (rkyv footer, `ARRF` trailer).
+//! - [`codec`]: block decompression.
+//! - [`dtype`], [`value`]: element types, attribute values, fill values, statistics.
+
+pub mod codec;
+pub mod container;
+pub mod dtype;
+pub mod footer;
+pub mod mask;
+pub mod segment;
+pub mod value;

@@ -1,0 +1,349 @@
+//! One segment: an array-format v6 file holding one variable for every dataset.
+//!
+//! ```text
+//! [block 0][block 1]…[rkyv footer][u64 LE footer size]["ARRF"]
+//! ```
+//!
+//! The footer is an rkyv 0.8 archive (little-endian, aligned, 64-bit
+//! lengths) of [`SegmentFooter`]. The structs below are declared in the order
+//! array-format declares them, because in rkyv the declaration *is* the
+//! layout. Inside a segment each array is named after its dataset.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+use crate::format::dtype::DType;
+use crate::format::value::{ArrayStats, Attr, FillValue};
+
+/// Magic at the very end of a segment.
+pub const SEGMENT_MAGIC: [u8; 4] = *b"ARRF";
+/// The segment footer version this crate reads and writes.
+pub const SEGMENT_VERSION: u32 = 6;
+/// `u64` footer size + magic.
+pub const SEGMENT_TRAILER_SIZE: u64 = 12;
+
+/// The segment footer, as archived.
+#[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
+pub struct SegmentFooter {
+    pub version: u32,
+    /// Dense: `blocks[id]` has id `id`.
+    pub blocks: Vec<BlockMeta>,
+    /// Attribute keys and string values.
+    pub strings: Vec<String>,
+    /// Distinct attribute values.
+    pub values: Vec<DiskValue>,
+    pub arrays: Vec<ArrayMeta>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
+pub struct BlockId(pub u32);
+
+#[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
+pub enum CodecId {
+    None,
+    Named(String),
+}
+
+#[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
+pub struct BlockMeta {
+    pub id: BlockId,
+    /// Offset of the compressed block from the start of the segment.
+    pub file_offset: u64,
+    pub compressed_size: u64,
+    pub uncompressed_size: u64,
+    pub codec: CodecId,
+}
+
+#[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
+pub struct ArrayMeta {
+    /// The dataset this array belongs to.
+    pub name: String,
+    pub dtype: DType,
+    pub shape: Vec<u32>,
+    pub dimension_names: Vec<String>,
+    pub chunk_shape: Vec<u32>,
+    /// Written chunks, sorted by coordinate.
+    pub chunks: Vec<ChunkEntry>,
+    pub fill_value: Option<FillValue>,
+    /// `(key, value)` indices into `strings` and `values`, sorted by key.
+    pub attributes: Vec<(u32, u32)>,
+    pub stats: Option<ArrayStats>,
+}
+
+#[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
+pub struct ChunkEntry {
+    pub coord: Vec<u32>,
+    pub address: ChunkAddress,
+}
+
+/// A chunk's bytes: `size` bytes at `offset` of the *decompressed* block.
+#[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
+pub struct ChunkAddress {
+    pub block_id: BlockId,
+    pub offset: u32,
+    pub size: u32,
+}
+
+/// An attribute value as stored: strings are indices into the string pool.
+#[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
+pub enum DiskValue {
+    Bool(bool),
+    Int8(i8),
+    Int16(i16),
+    Int32(i32),
+    Int64(i64),
+    UInt8(u8),
+    UInt16(u16),
+    UInt32(u32),
+    UInt64(u64),
+    Float32(f32),
+    Float64(f64),
+    String(u32),
+    Binary(Box<[u8]>),
+    BoolList(Box<[bool]>),
+    Int8List(Box<[i8]>),
+    Int16List(Box<[i16]>),
+    Int32List(Box<[i32]>),
+    Int64List(Box<[i64]>),
+    UInt8List(Box<[u8]>),
+    UInt16List(Box<[u16]>),
+    UInt32List(Box<[u32]>),
+    UInt64List(Box<[u64]>),
+    Float32List(Box<[f32]>),
+    Float64List(Box<[f64]>),
+    StringList(Box<[u32]>),
+    BinaryList(Box<[Box<[u8]>]>),
+}
+
+impl DiskValue {
+    /// Resolves string indices against `strings`.
+    pub fn decode(&self, strings: &[String]) -> Result<Attr> {
+        let string = |i: u32| {
+            strings.get(i as usize).cloned().ok_or_else(|| {
+                Error::corrupt(format!(
+                    "attribute string {i} is past the segment's pool of {}",
+                    strings.len()
+                ))
+            })
+        };
+        Ok(match self {
+            DiskValue::Bool(v) => Attr::Bool(*v),
+            DiskValue::Int8(v) => Attr::Int8(*v),
+            DiskValue::Int16(v) => Attr::Int16(*v),
+            DiskValue::Int32(v) => Attr::Int32(*v),
+            DiskValue::Int64(v) => Attr::Int64(*v),
+            DiskValue::UInt8(v) => Attr::UInt8(*v),
+            DiskValue::UInt16(v) => Attr::UInt16(*v),
+            DiskValue::UInt32(v) => Attr::UInt32(*v),
+            DiskValue::UInt64(v) => Attr::UInt64(*v),
+            DiskValue::Float32(v) => Attr::Float32(*v),
+            DiskValue::Float64(v) => Attr::Float64(*v),
+            DiskValue::String(i) => Attr::String(string(*i)?),
+            DiskValue::Binary(v) => Attr::Binary(v.to_vec()),
+            DiskValue::BoolList(v) => Attr::BoolList(v.to_vec()),
+            DiskValue::Int8List(v) => Attr::Int8List(v.to_vec()),
+            DiskValue::Int16List(v) => Attr::Int16List(v.to_vec()),
+            DiskValue::Int32List(v) => Attr::Int32List(v.to_vec()),
+            DiskValue::Int64List(v) => Attr::Int64List(v.to_vec()),
+            DiskValue::UInt8List(v) => Attr::UInt8List(v.to_vec()),
+            DiskValue::UInt16List(v) => Attr::UInt16List(v.to_vec()),
+            DiskValue::UInt32List(v) => Attr::UInt32List(v.to_vec()),
+            DiskValue::UInt64List(v) => Attr::UInt64List(v.to_vec()),
+            DiskValue::Float32List(v) => Attr::Float32List(v.to_vec()),
+            DiskValue::Float64List(v) => Attr::Float64List(v.to_vec()),
+            DiskValue::StringList(v) => {
+                Attr::StringList(v.iter().map(|&i| string(i)).collect::<Result<_>>()?)
+            }
+            DiskValue::BinaryList(v) => Attr::BinaryList(v.iter().map(|b| b.to_vec()).collect()),
+        })
+    }
+}
+
+/// Where the footer sits, read off the last 12 bytes of a segment of `segment_len` bytes.
+/// Returns the footer's range relative to the segment start.
+pub fn decode_segment_trailer(tail: &[u8], segment_len: u64) -> Result<std::ops::Range<u64>> {
+    if segment_len < SEGMENT_TRAILER_SIZE || (tail.len() as u64) < SEGMENT_TRAILER_SIZE {
+        return Err(Error::corrupt(format!("a segment of {segment_len} bytes has no room for its trailer")));
+    }
+    let trailer = &tail[tail.len() - SEGMENT_TRAILER_SIZE as usize..];
+    if trailer[8..] != SEGMENT_MAGIC {
+        return Err(Error::corrupt("a segment does not end with \"ARRF\""));
+    }
+    let footer_size = u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes"));
+    let room = segment_len - SEGMENT_TRAILER_SIZE;
+    if footer_size > room {
+        return Err(Error::corrupt(format!(
+            "a segment footer of {footer_size} bytes cannot fit in {room} bytes"
+        )));
+    }
+    Ok(room - footer_size..room)
+}
+
+/// Validates and decodes the rkyv footer bytes (without the trailer).
+pub fn decode_segment_footer(bytes: &[u8]) -> Result<SegmentFooter> {
+    // The archive needs its natural alignment; bytes off the wire have none.
+    // Its size is that of bytes already in hand, so the copy is bounded.
+    let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len());
+    aligned.extend_from_slice(bytes);
+    let footer = rkyv::from_bytes::<SegmentFooter, rkyv::rancor::Error>(&aligned)
+        .map_err(|e| Error::corrupt(format!("segment footer does not decode: {e}")))?;
+    if footer.version != SEGMENT_VERSION {
+        return Err(Error::corrupt(format!(
+            "segment footer version {} is not {SEGMENT_VERSION}",
+            footer.version
+        )));
+    }
+    Ok(footer)
+}
+
+/// Serializes a footer and appends the trailer.
+pub fn encode_segment_footer(footer: &SegmentFooter) -> Result<Vec<u8>> {
+    let archived = rkyv::to_bytes::<rkyv::rancor::Error>(footer)
+        .map_err(|e| Error::InvalidArgument(format!("segment footer does not serialize: {e}")))?;
+    let mut out = Vec::with_capacity(archived.len() + SEGMENT_TRAILER_SIZE as usize);
+    out.extend_from_slice(&archived);
+    out.extend_from_slice(&(archived.len() as u64).to_le_bytes());
+    out.extend_from_slice(&SEGMENT_MAGIC);
+    Ok(out)
+}
+
+impl SegmentFooter {
+    /// Checks every index and extent against the segment, so reads can trust them.
+    /// `data_end` is where the footer starts, relative to the segment.
+    pub fn validate(&self, data_end: u64) -> Result<()> {
+        for (i, block) in self.blocks.iter().enumerate() {
+            if block.id.0 as usize != i {
+                return Err(Error::corrupt(format!("block {i} carries id {}", block.id.0)));
+            }
+            let end = block.file_offset.checked_add(block.compressed_size);
+            if end.is_none_or(|end| end > data_end) {
+                return Err(Error::corrupt(format!(
+                    "block {i} ({} bytes at {}) reaches past the data region of {data_end} bytes",
+                    block.compressed_size, block.file_offset
+                )));
+            }
+        }
+        let mut names = HashMap::with_capacity(self.arrays.len());
+        for array in &self.arrays {
+            if names.insert(array.name.as_str(), ()).is_some() {
+                return Err(Error::corrupt(format!("array '{}' appears twice in a segment", array.name)));
+            }
+            self.validate_array(array)?;
+        }
+        for &(key, value) in self.arrays.iter().flat_map(|a| &a.attributes) {
+            if key as usize >= self.strings.len() || value as usize >= self.values.len() {
+                return Err(Error::corrupt(format!(
+                    "attribute ({key}, {value}) is past the pools of {} strings and {} values",
+                    self.strings.len(),
+                    self.values.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn validate_array(&self, array: &ArrayMeta) -> Result<()> {
+        let rank = array.shape.len();
+        let bad = |what: String| Error::corrupt(format!("array '{}': {what}", array.name));
+        if array.chunk_shape.len() != rank || !(array.dimension_names.is_empty() || array.dimension_names.len() == rank) {
+            return Err(bad(format!(
+                "shape {:?}, chunk shape {:?} and {} dimension names disagree on the rank",
+                array.shape,
+                array.chunk_shape,
+                array.dimension_names.len()
+            )));
+        }
+        if array.chunk_shape.contains(&0) {
+            return Err(bad(format!("chunk shape {:?} has a zero extent", array.chunk_shape)));
+        }
+        let grid: Vec<u32> = array.shape.iter().zip(&array.chunk_shape).map(|(&s, &c)| s.div_ceil(c)).collect();
+        let mut previous: Option<&[u32]> = None;
+        for chunk in &array.chunks {
+            if chunk.coord.len() != rank || chunk.coord.iter().zip(&grid).any(|(&c, &g)| c >= g) {
+                return Err(bad(format!("chunk {:?} is outside the chunk grid {grid:?}", chunk.coord)));
+            }
+            if previous.is_some_and(|p| p >= chunk.coord.as_slice()) {
+                return Err(bad("the chunk table is not sorted".into()));
+            }
+            previous = Some(&chunk.coord);
+            let address = &chunk.address;
+            let block = self
+                .blocks
+                .get(address.block_id.0 as usize)
+                .ok_or_else(|| bad(format!("chunk {:?} names missing block {}", chunk.coord, address.block_id.0)))?;
+            if address.offset as u64 + address.size as u64 > block.uncompressed_size {
+                return Err(bad(format!(
+                    "chunk {:?} ends at {} past block {} of {} bytes",
+                    chunk.coord,
+                    address.offset as u64 + address.size as u64,
+                    address.block_id.0,
+                    block.uncompressed_size
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample() -> SegmentFooter {
+        SegmentFooter {
+            version: SEGMENT_VERSION,
+            blocks: vec![BlockMeta {
+                id: BlockId(0),
+                file_offset: 0,
+                compressed_size: 16,
+                uncompressed_size: 16,
+                codec: CodecId::None,
+            }],
+            strings: vec!["units".into(), "K".into()],
+            values: vec![DiskValue::String(1), DiskValue::Float64List(vec![1.0, 2.5].into())],
+            arrays: vec![ArrayMeta {
+                name: "jan".into(),
+                dtype: DType::Float32,
+                shape: vec![2, 2],
+                dimension_names: vec!["y".into(), "x".into()],
+                chunk_shape: vec![2, 2],
+                chunks: vec![ChunkEntry {
+                    coord: vec![0, 0],
+                    address: ChunkAddress { block_id: BlockId(0), offset: 0, size: 16 },
+                }],
+                fill_value: Some(FillValue::Float(f64::NAN)),
+                attributes: vec![(0, 0)],
+                stats: None,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_footer_round_trips_through_its_trailer() {
+        let footer = sample();
+        let bytes = encode_segment_footer(&footer).unwrap();
+        let range = decode_segment_trailer(&bytes, bytes.len() as u64).unwrap();
+        let back = decode_segment_footer(&bytes[range.start as usize..range.end as usize]).unwrap();
+        assert_eq!(back, footer);
+        back.validate(16).unwrap();
+        assert_eq!(back.values[0].decode(&back.strings).unwrap(), Attr::String("K".into()));
+    }
+
+    #[test]
+    fn damage_is_reported_not_panicked() {
+        let bytes = encode_segment_footer(&sample()).unwrap();
+        let range = decode_segment_trailer(&bytes, bytes.len() as u64).unwrap();
+        let body = &bytes[range.start as usize..range.end as usize];
+        for i in 0..body.len() {
+            let mut damaged = body.to_vec();
+            damaged[i] ^= 0xA5;
+            if let Ok(f) = decode_segment_footer(&damaged) {
+                let _ = f.validate(16);
+            }
+        }
+        let mut footer = sample();
+        footer.arrays[0].chunks[0].address.size = 17;
+        assert_eq!(footer.validate(16).unwrap_err().code(), "CorruptCollection");
+        assert_eq!(sample().validate(15).unwrap_err().code(), "CorruptCollection");
+    }
+}

@@ -1,0 +1,31 @@
+//! Read ATLAS collections — thousands of N-dimensional datasets in one
+//! immutable file — from any byte-range source, natively or in WebAssembly.
+//!
+//! ```no_run
+//! # async fn demo() -> atlas_wasm::Result<()> {
+//! let atlas = atlas_wasm::Atlas::open_path("my_collection").await?;
+//! for name in atlas.list_datasets() {
+//!     let ds = atlas.dataset(&name)?;
+//!     let window = ds.read_array_as::<f32>("temperature", &[0, 0], &[2, 2]).await?;
+//!     println!("{name}: {:?}", window.data);
+//! }
+//! # Ok(()) }
+//! ```
+//!
+//! Layout: [`source`] is the byte-range seam, [`format`] owns every byte and
+//! does no I/O, and [`read`] (re-exported here) is the async read path.
+
+pub mod error;
+pub mod format;
+pub mod read;
+pub mod source;
+
+pub use error::{Error, Result};
+pub use format::dtype::DType;
+pub use format::footer::Codec;
+pub use format::value::{ArrayStats, Attr, FillValue, StatValue};
+pub use read::{
+    ArrayData, ArrayLayout, ArrayMetaView, Atlas, DatasetView, Element, NdArray, ReadOptions, SchemaView,
+    TimestampNs, TypedArray,
+};
+pub use source::{ByteSource, MemorySource, Tail};

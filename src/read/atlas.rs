@@ -1,0 +1,373 @@
+//! [`Atlas`]: one open collection.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+use futures_util::future::{FutureExt, Shared as SharedFuture};
+use indexmap::IndexMap;
+
+use crate::error::{Error, Result};
+use crate::format::container::{check_header, decode_trailer, HEADER_SIZE, TAIL_PROBE_SIZE};
+use crate::format::footer::{Codec, CollectionFooter, DATASET_ATTRS_VARIABLE};
+use crate::format::mask::decode_mask;
+use crate::format::value::{ArrayStats, Attr};
+use crate::read::cache::BlockCache;
+use crate::read::dataset::DatasetView;
+use crate::read::segment::{Loading, Segment};
+use crate::source::{ByteSource, SourceFuture, Tail};
+
+/// The compressed footer may not exceed this: the bound keeps a forged trailer
+/// from asking for a multi-gigabyte read.
+const MAX_FOOTER_READ: u64 = 256 * 1024 * 1024;
+
+/// How a handle reads. The defaults suit a browser or a Worker.
+#[derive(Debug, Clone)]
+pub struct ReadOptions {
+    /// Budget of the decompressed-block cache, in bytes.
+    pub cache_bytes: u64,
+    /// Range reads in flight at once for one call (Workers allow 6 connections).
+    pub max_concurrency: usize,
+    /// Adjacent blocks are fetched in one range read up to this many bytes.
+    pub coalesce_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            // Workers give an isolate 128 MB; leave most of it to the caller.
+            cache_bytes: if cfg!(target_arch = "wasm32") { 32 << 20 } else { 256 << 20 },
+            max_concurrency: 6,
+            coalesce_bytes: 4 << 20,
+        }
+    }
+}
+
+type SegmentSlot = SharedFuture<SourceFuture<'static, Arc<Segment>>>;
+
+/// The state every clone of a handle shares.
+pub(crate) struct Shared {
+    pub(crate) data: Arc<dyn ByteSource>,
+    pub(crate) data_size: u64,
+    pub(crate) footer: CollectionFooter,
+    pub(crate) deleted: BTreeSet<u32>,
+    /// Array name to variable index.
+    pub(crate) variables: HashMap<String, u32>,
+    pub(crate) options: ReadOptions,
+    pub(crate) cache: BlockCache,
+    pub(crate) loading: Loading,
+    segments: Mutex<HashMap<u32, SegmentSlot>>,
+}
+
+/// An open collection. Cloning is cheap and clones share caches.
+///
+/// Opening reads the container's tail and the deletion mask, concurrently;
+/// every catalogue question is then answered from memory. Segments open on
+/// first use, once per handle, and blocks are cached under a byte budget.
+#[derive(Clone)]
+pub struct Atlas {
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Atlas {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Atlas")
+            .field("source", &self.shared.data.describe())
+            .field("datasets", &self.dataset_count())
+            .finish()
+    }
+}
+
+impl Atlas {
+    /// Opens the collection in `data` (`data.atlas`), hiding what `mask`
+    /// (`deleted.mask`) lists. `None`, or a mask source that answers
+    /// [`Error::NotFound`], means nothing is deleted.
+    pub async fn open(data: Arc<dyn ByteSource>, mask: Option<Arc<dyn ByteSource>>) -> Result<Atlas> {
+        Self::open_with(data, mask, ReadOptions::default()).await
+    }
+
+    /// [`open`](Self::open) with options.
+    pub async fn open_with(
+        data: Arc<dyn ByteSource>,
+        mask: Option<Arc<dyn ByteSource>>,
+        options: ReadOptions,
+    ) -> Result<Atlas> {
+        // The tail and the mask are independent: one round trip for both.
+        let (tail, mask_tail) = futures_util::future::join(
+            data.read_tail(TAIL_PROBE_SIZE),
+            async {
+                match &mask {
+                    Some(m) => m.read_tail(TAIL_PROBE_SIZE).await.map(Some),
+                    None => Ok(None),
+                }
+            },
+        )
+        .await;
+        let Tail { bytes: tail, object_size } = tail?;
+        let footer_range = decode_trailer(&tail, object_size)?;
+        let tail_start = object_size - tail.len() as u64;
+        if tail_start == 0 {
+            check_header(&tail[..HEADER_SIZE as usize])?;
+        }
+        let footer_bytes = if footer_range.start >= tail_start {
+            let from = (footer_range.start - tail_start) as usize;
+            tail[from..from + (footer_range.end - footer_range.start) as usize].to_vec()
+        } else {
+            if footer_range.end - footer_range.start > MAX_FOOTER_READ {
+                return Err(Error::TooLarge(format!(
+                    "a collection footer of {} bytes",
+                    footer_range.end - footer_range.start
+                )));
+            }
+            let mut head = data.read_range(footer_range.start..tail_start).await?;
+            head.extend_from_slice(&tail[..(footer_range.end - tail_start) as usize]);
+            head
+        };
+        let footer = CollectionFooter::decode(&footer_bytes, object_size)?;
+        let deleted = match (mask_tail, &mask) {
+            (Ok(Some(t)), Some(m)) => read_mask(m.as_ref(), t, footer.datasets.len()).await?,
+            (Ok(_), _) | (Err(Error::NotFound(_)), _) => BTreeSet::new(),
+            (Err(e), _) => return Err(e),
+        };
+        let variables = footer
+            .variables
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (footer.string(v.name).to_string(), i as u32))
+            .collect();
+        Ok(Atlas {
+            shared: Arc::new(Shared {
+                data,
+                data_size: object_size,
+                cache: BlockCache::new(options.cache_bytes),
+                options,
+                footer,
+                deleted,
+                variables,
+                loading: Mutex::default(),
+                segments: Mutex::default(),
+            }),
+        })
+    }
+
+    /// Opens `dir/data.atlas` and `dir/deleted.mask` from the local file system.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub async fn open_path(dir: impl AsRef<std::path::Path>) -> Result<Atlas> {
+        let dir = dir.as_ref();
+        let data = Arc::new(crate::source::FileSource::open(dir.join("data.atlas"))?);
+        let mask: Option<Arc<dyn ByteSource>> = match crate::source::FileSource::open(dir.join("deleted.mask")) {
+            Ok(m) => Some(Arc::new(m)),
+            Err(Error::NotFound(_)) => None,
+            Err(e) => return Err(e),
+        };
+        Self::open(data, mask).await
+    }
+
+    /// Names of the live datasets, in ordinal order.
+    pub fn list_datasets(&self) -> Vec<String> {
+        self.live().map(|(_, name, _)| name.to_string()).collect()
+    }
+
+    /// Live datasets.
+    pub fn dataset_count(&self) -> usize {
+        self.shared.footer.datasets.len() - self.shared.deleted.len()
+    }
+
+    /// Datasets in the container, hidden ones included.
+    pub fn total_datasets(&self) -> usize {
+        self.shared.footer.datasets.len()
+    }
+
+    /// Datasets the mask hides.
+    pub fn deleted_count(&self) -> usize {
+        self.shared.deleted.len()
+    }
+
+    /// True when a live dataset has this name.
+    pub fn dataset_exists(&self, name: &str) -> bool {
+        self.ordinal_of(name).is_some()
+    }
+
+    /// Every array name some live dataset declares, sorted.
+    pub fn list_arrays(&self) -> Vec<String> {
+        let footer = &self.shared.footer;
+        let schemas: BTreeSet<u32> = self.live().map(|(_, _, schema)| schema).collect();
+        let names: BTreeSet<&str> = schemas
+            .iter()
+            .flat_map(|&s| footer.schema_pool[s as usize].arrays.iter().map(|&(n, _)| footer.string(n)))
+            .collect();
+        names.into_iter().map(str::to_string).collect()
+    }
+
+    /// A dataset by name: one hash lookup, no I/O.
+    pub fn dataset(&self, name: &str) -> Result<DatasetView> {
+        let ordinal = self.ordinal_of(name).ok_or_else(|| Error::DatasetNotFound(name.to_string()))?;
+        Ok(DatasetView::new(self.clone(), ordinal))
+    }
+
+    /// When the collection was written, in milliseconds since the Unix epoch.
+    pub fn created_unix_ms(&self) -> i64 {
+        self.shared.footer.created_unix_ms
+    }
+
+    /// The codec the writer chose (each block records its own).
+    pub fn codec(&self) -> Codec {
+        self.shared.footer.codec
+    }
+
+    /// The container version (8).
+    pub fn format_version(&self) -> u32 {
+        self.shared.footer.version
+    }
+
+    /// Size of `data.atlas` in bytes.
+    pub fn container_bytes(&self) -> u64 {
+        self.shared.data_size
+    }
+
+    /// Distinct schemas in the collection.
+    pub fn interned_schemas(&self) -> usize {
+        self.shared.footer.schema_pool.len()
+    }
+
+    /// The decoded footer, for tools that inspect a container.
+    pub fn footer(&self) -> &CollectionFooter {
+        &self.shared.footer
+    }
+
+    /// Decompressed bytes the block cache holds now.
+    pub fn cached_bytes(&self) -> u64 {
+        self.shared.cache.held()
+    }
+
+    /// One array's statistics over every live dataset: counts add, the
+    /// minimum is the least minimum, the maximum the greatest maximum.
+    ///
+    /// Datasets that declare the name with a dtype other than the first live
+    /// dataset's stay out, because two dtypes do not compare (atlas-rust
+    /// 0.17.2 documents this rule but merges them anyway). `None` when no
+    /// live dataset holds the array.
+    pub async fn array_stats(&self, array: &str) -> Result<Option<ArrayStats>> {
+        let Some(segment) = self.segment_named(array).await? else { return Ok(None) };
+        let mut merged: Option<ArrayStats> = None;
+        let mut dtype = None;
+        for meta in segment.arrays() {
+            let (Some(stats), true) = (&meta.stats, self.is_live_name(&meta.name)) else { continue };
+            match (&mut merged, dtype) {
+                (None, _) => {
+                    merged = Some(ArrayStats { name: array.to_string(), ..stats.clone() });
+                    dtype = Some(&meta.dtype);
+                }
+                (Some(acc), Some(first)) if *first == meta.dtype => acc.merge(stats),
+                _ => {}
+            }
+        }
+        Ok(merged)
+    }
+
+    /// Each live dataset's statistics for one array, in write order; every
+    /// entry's `name` is its dataset.
+    pub async fn array_stats_by_dataset(&self, array: &str) -> Result<Vec<ArrayStats>> {
+        let Some(segment) = self.segment_named(array).await? else { return Ok(Vec::new()) };
+        Ok(segment
+            .arrays()
+            .iter()
+            .filter(|meta| self.is_live_name(&meta.name))
+            .filter_map(|meta| meta.stats.clone())
+            .collect())
+    }
+
+    /// One attribute over every live dataset that carries it, keyed by
+    /// dataset name in ordinal order. `array` names the annotated array;
+    /// `None` reads dataset-level attributes. One segment open for all.
+    pub async fn attributes_by_dataset(&self, array: Option<&str>, key: &str) -> Result<IndexMap<String, Attr>> {
+        let variable = array.unwrap_or(DATASET_ATTRS_VARIABLE);
+        let Some(segment) = self.segment_named(variable).await? else { return Ok(IndexMap::new()) };
+        Ok(self
+            .live()
+            .filter_map(|(_, name, _)| {
+                let meta = segment.array(name)?;
+                Some((name.to_string(), segment.attribute(meta, key)?))
+            })
+            .collect())
+    }
+
+    /// `(ordinal, name, schema)` of each live dataset.
+    pub(crate) fn live(&self) -> impl Iterator<Item = (u32, &str, u32)> + '_ {
+        let deleted = &self.shared.deleted;
+        self.shared
+            .footer
+            .datasets
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| !deleted.contains(&(*i as u32)))
+            .map(|(i, (name, &schema))| (i as u32, name.as_str(), schema))
+    }
+
+    fn ordinal_of(&self, name: &str) -> Option<u32> {
+        let ordinal = self.shared.footer.datasets.get_index_of(name)? as u32;
+        (!self.shared.deleted.contains(&ordinal)).then_some(ordinal)
+    }
+
+    fn is_live_name(&self, name: &str) -> bool {
+        self.ordinal_of(name).is_some()
+    }
+
+    /// The segment of the named variable, or `None` when the collection has none.
+    pub(crate) async fn segment_named(&self, variable: &str) -> Result<Option<Arc<Segment>>> {
+        match self.shared.variables.get(variable) {
+            Some(&index) => self.segment(index).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Opens a segment once per handle; concurrent callers share the open.
+    pub(crate) async fn segment(&self, variable: u32) -> Result<Arc<Segment>> {
+        let slot = {
+            let mut segments = self.shared.segments.lock().unwrap_or_else(|p| p.into_inner());
+            segments
+                .entry(variable)
+                .or_insert_with(|| {
+                    let shared = self.shared.clone();
+                    let datasets = self.datasets_declaring(variable);
+                    let open: SourceFuture<'static, Arc<Segment>> =
+                        Box::pin(async move { Segment::open(&shared, variable, datasets).await.map(Arc::new) });
+                    open.shared()
+                })
+                .clone()
+        };
+        let result = slot.await;
+        if result.is_err() {
+            // Let a later call try again (a network error may pass).
+            self.shared.segments.lock().unwrap_or_else(|p| p.into_inner()).remove(&variable);
+        }
+        result
+    }
+
+    fn datasets_declaring(&self, variable: u32) -> u64 {
+        let footer = &self.shared.footer;
+        let name = footer.variables[variable as usize].name;
+        let mut per_schema = vec![0u64; footer.schema_pool.len()];
+        for &schema in footer.datasets.values() {
+            per_schema[schema as usize] += 1;
+        }
+        footer
+            .schema_pool
+            .iter()
+            .zip(per_schema)
+            .filter(|(s, _)| s.arrays.iter().any(|&(n, _)| n == name))
+            .map(|(_, count)| count)
+            .sum::<u64>()
+            .max(if footer.string(name) == DATASET_ATTRS_VARIABLE { footer.datasets.len() as u64 } else { 0 })
+    }
+}
+
+/// Reads the rest of a mask the first read did not cover; a mask can be no
+/// longer than its header plus one ordinal per dataset.
+async fn read_mask(source: &dyn ByteSource, tail: Tail, datasets: usize) -> Result<BTreeSet<u32>> {
+    if tail.bytes.len() as u64 == tail.object_size {
+        return decode_mask(&tail.bytes, datasets);
+    }
+    let useful = (12 + 4 * datasets as u64).min(tail.object_size);
+    let bytes = source.read_range(0..useful).await?;
+    decode_mask(&bytes, datasets)
+}

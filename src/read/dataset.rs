@@ -1,0 +1,288 @@
+//! [`DatasetView`]: one dataset of an open collection, and views of its schema.
+
+use std::sync::Arc;
+
+use indexmap::IndexMap;
+
+use crate::error::{Error, Result};
+use crate::format::dtype::DType;
+use crate::format::footer::{CollectionFooter, InternedSchema, DATASET_ATTRS_VARIABLE};
+use crate::format::segment::ArrayMeta;
+use crate::format::value::{ArrayStats, Attr, FillValue};
+use crate::read::array::{Element, NdArray, TypedArray};
+use crate::read::atlas::Atlas;
+use crate::read::segment::Segment;
+use crate::read::window::read_window;
+
+/// One live dataset. Holding it keeps the collection handle alive.
+#[derive(Clone, Debug)]
+pub struct DatasetView {
+    atlas: Atlas,
+    ordinal: u32,
+}
+
+/// Shape, chunking, dimension names and fill value of one array, as its segment records them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ArrayLayout {
+    pub shape: Vec<u64>,
+    pub chunk_shape: Vec<u64>,
+    pub dimension_names: Vec<String>,
+    pub fill_value: Option<FillValue>,
+}
+
+impl ArrayLayout {
+    /// Elements in the array.
+    pub fn element_count(&self) -> u64 {
+        self.shape.iter().product()
+    }
+}
+
+/// What a dataset declares: arrays with their dtypes, attribute keys with theirs. No I/O.
+#[derive(Clone, Copy)]
+pub struct SchemaView<'a> {
+    footer: &'a CollectionFooter,
+    schema: &'a InternedSchema,
+}
+
+/// One declared array of a schema.
+#[derive(Clone, Copy)]
+pub struct ArrayMetaView<'a> {
+    footer: &'a CollectionFooter,
+    schema: &'a InternedSchema,
+    position: usize,
+}
+
+impl<'a> SchemaView<'a> {
+    /// Number of arrays.
+    pub fn len(&self) -> usize {
+        self.schema.arrays.len()
+    }
+
+    /// True when the dataset declares no array.
+    pub fn is_empty(&self) -> bool {
+        self.schema.arrays.is_empty()
+    }
+
+    /// Arrays in definition order.
+    pub fn arrays(&self) -> impl ExactSizeIterator<Item = ArrayMetaView<'a>> + 'a {
+        let (footer, schema) = (self.footer, self.schema);
+        (0..schema.arrays.len()).map(move |position| ArrayMetaView { footer, schema, position })
+    }
+
+    /// Array names in definition order.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = &'a str> + 'a {
+        let footer = self.footer;
+        self.schema.arrays.iter().map(move |&(n, _)| footer.string(n))
+    }
+
+    /// One array by name.
+    pub fn get(&self, array: &str) -> Option<ArrayMetaView<'a>> {
+        let position = self.schema.arrays.iter().position(|&(n, _)| self.footer.string(n) == array)?;
+        Some(ArrayMetaView { footer: self.footer, schema: self.schema, position })
+    }
+
+    /// Dataset-level attribute keys with their types, in the order they were set.
+    pub fn attributes(&self) -> Vec<(&'a str, &'a DType)> {
+        let footer = self.footer;
+        self.schema.attrs.iter().map(|&(k, d)| (footer.string(k), footer.dtype(d))).collect()
+    }
+
+    /// Dataset-level attribute keys.
+    pub fn attribute_names(&self) -> Vec<&'a str> {
+        self.attributes().into_iter().map(|(k, _)| k).collect()
+    }
+
+    /// The declared type of a dataset-level attribute.
+    pub fn attribute_dtype(&self, key: &str) -> Option<&'a DType> {
+        self.attributes().into_iter().find(|(k, _)| *k == key).map(|(_, d)| d)
+    }
+}
+
+impl PartialEq for SchemaView<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self.schema, other.schema) || self.schema == other.schema
+    }
+}
+
+impl<'a> ArrayMetaView<'a> {
+    /// The array's name.
+    pub fn name(&self) -> &'a str {
+        self.footer.string(self.schema.arrays[self.position].0)
+    }
+
+    /// The element type the collection footer declares.
+    pub fn dtype(&self) -> &'a DType {
+        self.footer.dtype(self.schema.arrays[self.position].1)
+    }
+
+    /// Position in the schema's definition order.
+    pub fn position(&self) -> usize {
+        self.position
+    }
+
+    /// This array's attribute keys with their types, in the order they were set.
+    pub fn attributes(&self) -> Vec<(&'a str, &'a DType)> {
+        let footer = self.footer;
+        self.schema
+            .array_attrs
+            .iter()
+            .filter(|(p, _)| *p as usize == self.position)
+            .flat_map(|(_, keys)| keys.iter().map(|&(k, d)| (footer.string(k), footer.dtype(d))))
+            .collect()
+    }
+
+    /// This array's attribute keys.
+    pub fn attribute_names(&self) -> Vec<&'a str> {
+        self.attributes().into_iter().map(|(k, _)| k).collect()
+    }
+}
+
+impl DatasetView {
+    pub(crate) fn new(atlas: Atlas, ordinal: u32) -> Self {
+        Self { atlas, ordinal }
+    }
+
+    /// The dataset's name.
+    pub fn name(&self) -> &str {
+        self.atlas.shared.footer.datasets.get_index(self.ordinal as usize).map_or("", |(n, _)| n.as_str())
+    }
+
+    /// Its position in the container, stable for the container's life.
+    pub fn ordinal(&self) -> u32 {
+        self.ordinal
+    }
+
+    /// What it declares. No I/O.
+    pub fn schema(&self) -> SchemaView<'_> {
+        let footer = &self.atlas.shared.footer;
+        let schema_index = footer.datasets.get_index(self.ordinal as usize).map_or(0, |(_, &s)| s);
+        SchemaView { footer, schema: &footer.schema_pool[schema_index as usize] }
+    }
+
+    /// Array names in definition order.
+    pub fn list_arrays(&self) -> Vec<String> {
+        self.schema().names().map(str::to_string).collect()
+    }
+
+    /// One declared array. No I/O.
+    pub fn array_meta(&self, array: &str) -> Option<ArrayMetaView<'_>> {
+        self.schema().get(array)
+    }
+
+    /// Shape, chunking, dimension names and fill value (opens the variable's segment).
+    pub async fn array_layout(&self, array: &str) -> Result<ArrayLayout> {
+        let (segment, index) = self.stored(array).await?;
+        let meta = &segment.arrays()[index];
+        Ok(ArrayLayout {
+            shape: meta.shape.iter().map(|&s| s as u64).collect(),
+            chunk_shape: meta.chunk_shape.iter().map(|&s| s as u64).collect(),
+            dimension_names: meta.dimension_names.clone(),
+            fill_value: meta.fill_value.clone(),
+        })
+    }
+
+    /// What the writer recorded about one array; `name` is the array.
+    /// `None` for an array this dataset does not declare or nobody wrote.
+    pub async fn array_stats(&self, array: &str) -> Result<Option<ArrayStats>> {
+        if self.array_meta(array).is_none() {
+            return Ok(None);
+        }
+        let (segment, index) = self.stored(array).await?;
+        Ok(segment.arrays()[index].stats.clone().map(|s| ArrayStats { name: array.to_string(), ..s }))
+    }
+
+    /// Dataset-level attributes in the order they were set. Costs nothing when the schema declares none.
+    pub async fn attributes(&self) -> Result<IndexMap<String, Attr>> {
+        let keys = self.schema().attribute_names();
+        if keys.is_empty() {
+            return Ok(IndexMap::new());
+        }
+        self.resolve(DATASET_ATTRS_VARIABLE, &keys).await
+    }
+
+    /// One dataset-level attribute.
+    pub async fn get_attribute(&self, key: &str) -> Result<Option<Attr>> {
+        if self.schema().attribute_dtype(key).is_none() {
+            return Ok(None);
+        }
+        Ok(self.resolve(DATASET_ATTRS_VARIABLE, &[key]).await?.shift_remove(key))
+    }
+
+    /// One array's attributes in the order they were set; empty for an undeclared array.
+    pub async fn array_attributes(&self, array: &str) -> Result<IndexMap<String, Attr>> {
+        let Some(meta) = self.array_meta(array) else { return Ok(IndexMap::new()) };
+        let keys = meta.attribute_names();
+        if keys.is_empty() {
+            return Ok(IndexMap::new());
+        }
+        self.resolve(array, &keys).await
+    }
+
+    /// One attribute of one array.
+    pub async fn get_array_attribute(&self, array: &str, key: &str) -> Result<Option<Attr>> {
+        let declared = self.array_meta(array).is_some_and(|m| m.attribute_names().contains(&key));
+        if !declared {
+            return Ok(None);
+        }
+        Ok(self.resolve(array, &[key]).await?.shift_remove(key))
+    }
+
+    /// Reads a window (`start`, `shape`; both empty for the whole array) of any dtype.
+    ///
+    /// Only the blocks the window overlaps are fetched; unwritten chunks come
+    /// from the fill value with no I/O.
+    pub async fn read_array(&self, array: &str, start: &[u64], shape: &[u64]) -> Result<NdArray> {
+        let declared = self
+            .array_meta(array)
+            .ok_or_else(|| self.not_found(array))?
+            .dtype()
+            .clone();
+        let (segment, index) = self.stored(array).await?;
+        let meta = &segment.arrays()[index];
+        if meta.dtype != declared {
+            return Err(Error::corrupt(format!(
+                "the footer declares '{array}' of '{}' as {declared}, its segment stores {}",
+                self.name(),
+                meta.dtype
+            )));
+        }
+        read_window(&self.atlas.shared, &segment, meta, start, shape).await
+    }
+
+    /// [`read_array`](Self::read_array) for a caller who knows the type.
+    pub async fn read_array_as<T: Element>(&self, array: &str, start: &[u64], shape: &[u64]) -> Result<TypedArray<T>> {
+        let declared = self.array_meta(array).ok_or_else(|| self.not_found(array))?.dtype().clone();
+        if declared != T::DTYPE {
+            return Err(Error::DTypeMismatch {
+                array: array.to_string(),
+                stored: declared.name(),
+                requested: T::DTYPE.name(),
+            });
+        }
+        self.read_array(array, start, shape).await?.into_typed()
+    }
+
+    /// The segment holding `variable` and the index of this dataset's array in it.
+    async fn stored(&self, variable: &str) -> Result<(Arc<Segment>, usize)> {
+        let segment = self.atlas.segment_named(variable).await?.ok_or_else(|| self.not_found(variable))?;
+        let index = segment
+            .arrays()
+            .iter()
+            .position(|a: &ArrayMeta| a.name == self.name())
+            .ok_or_else(|| self.not_found(variable))?;
+        Ok((segment, index))
+    }
+
+    async fn resolve(&self, variable: &str, keys: &[&str]) -> Result<IndexMap<String, Attr>> {
+        let Some(segment) = self.atlas.segment_named(variable).await? else { return Ok(IndexMap::new()) };
+        let Some(meta) = segment.array(self.name()) else { return Ok(IndexMap::new()) };
+        Ok(keys
+            .iter()
+            .filter_map(|&k| Some((k.to_string(), segment.attribute(meta, k)?)))
+            .collect())
+    }
+
+    fn not_found(&self, array: &str) -> Error {
+        Error::ArrayNotFound { dataset: self.name().to_string(), array: array.to_string() }
+    }
+}

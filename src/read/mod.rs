@@ -1,0 +1,15 @@
+//! The read path: open a collection from its tail, answer catalogue questions
+//! from memory, and read segments and blocks lazily.
+
+mod array;
+mod atlas;
+mod cache;
+mod dataset;
+mod segment;
+mod window;
+
+pub use array::{ArrayData, Element, NdArray, TimestampNs, TypedArray};
+pub use atlas::{Atlas, ReadOptions};
+pub use dataset::{ArrayLayout, ArrayMetaView, DatasetView, SchemaView};
+
+pub(crate) use atlas::Shared;

@@ -1,0 +1,214 @@
+//! An opened segment: its footer, decoded once, and block loading through the cache.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures_util::future::{FutureExt, Shared};
+use futures_util::stream::{self, StreamExt, TryStreamExt};
+
+use crate::error::{Error, Result};
+use crate::format::codec::decompress_block;
+use crate::format::segment::{
+    decode_segment_footer, decode_segment_trailer, ArrayMeta, BlockMeta, SegmentFooter,
+};
+use crate::format::value::Attr;
+use crate::read::cache::BlockKey;
+use crate::read::Shared as Inner;
+use crate::source::SourceFuture;
+
+/// Segments up to this size are read whole at open: one request then also
+/// brings every block, and the round trip saved is worth more than the bytes.
+const READ_WHOLE_BELOW: u64 = 256 * 1024;
+/// The first read of a segment's tail is sized to hold a footer of this many
+/// bytes per dataset, so a segment opens in one request.
+const FOOTER_BYTES_PER_DATASET: u64 = 384;
+const MIN_PROBE: u64 = 64 * 1024;
+const MAX_PROBE: u64 = 8 * 1024 * 1024;
+
+/// One variable across the collection, ready to serve reads.
+pub(crate) struct Segment {
+    /// Index of the variable in the collection footer (the cache key).
+    pub(crate) variable: u32,
+    /// Where the segment starts in the container.
+    offset: u64,
+    blocks: Vec<BlockMeta>,
+    strings: Vec<String>,
+    values: Vec<Attr>,
+    arrays: Vec<ArrayMeta>,
+    by_name: HashMap<String, usize>,
+    /// The bytes the open already read, when they reach into the data region.
+    probe: Option<(u64, Arc<[u8]>)>,
+}
+
+impl Segment {
+    /// Reads and decodes a segment in one request where the probe covers the footer.
+    pub(crate) async fn open(inner: &Inner, variable: u32, datasets: u64) -> Result<Segment> {
+        let entry = &inner.footer.variables[variable as usize];
+        let (offset, len) = (entry.seg_offset, entry.seg_len);
+        let probe_len = if len <= READ_WHOLE_BELOW {
+            len
+        } else {
+            (MIN_PROBE + datasets.saturating_mul(FOOTER_BYTES_PER_DATASET)).min(MAX_PROBE).min(len)
+        };
+        let probe_start = len - probe_len;
+        let tail = inner.data.read_range(offset + probe_start..offset + len).await?;
+        let footer_range = decode_segment_trailer(&tail, len)?;
+        let footer_bytes = if footer_range.start >= probe_start {
+            let from = (footer_range.start - probe_start) as usize;
+            tail[from..from + (footer_range.end - footer_range.start) as usize].to_vec()
+        } else {
+            // The footer outgrew the probe: fetch only what is missing.
+            let mut head = inner.data.read_range(offset + footer_range.start..offset + probe_start).await?;
+            head.extend_from_slice(&tail[..(footer_range.end - probe_start) as usize]);
+            head
+        };
+        let footer = decode_segment_footer(&footer_bytes)?;
+        footer.validate(footer_range.start)?;
+        let probe = (probe_start < footer_range.start).then(|| (probe_start, Arc::<[u8]>::from(tail)));
+        Self::from_footer(variable, offset, footer, probe)
+    }
+
+    fn from_footer(variable: u32, offset: u64, footer: SegmentFooter, probe: Option<(u64, Arc<[u8]>)>) -> Result<Self> {
+        let values = footer.values.iter().map(|v| v.decode(&footer.strings)).collect::<Result<Vec<_>>>()?;
+        let by_name = footer.arrays.iter().enumerate().map(|(i, a)| (a.name.clone(), i)).collect();
+        Ok(Segment {
+            variable,
+            offset,
+            blocks: footer.blocks,
+            strings: footer.strings,
+            values,
+            arrays: footer.arrays,
+            by_name,
+            probe,
+        })
+    }
+
+    /// The array a dataset stores in this segment.
+    pub(crate) fn array(&self, dataset: &str) -> Option<&ArrayMeta> {
+        self.by_name.get(dataset).map(|&i| &self.arrays[i])
+    }
+
+    /// Every array, in the order the segment stores them (write order).
+    pub(crate) fn arrays(&self) -> &[ArrayMeta] {
+        &self.arrays
+    }
+
+    /// One attribute of one array, decoded.
+    pub(crate) fn attribute(&self, array: &ArrayMeta, key: &str) -> Option<Attr> {
+        array
+            .attributes
+            .iter()
+            .find(|&&(k, _)| self.strings[k as usize] == key)
+            .map(|&(_, v)| self.values[v as usize].clone())
+    }
+
+    /// The decompressed blocks `ids`, from the cache, from a load already under
+    /// way, or fetched now: adjacent blocks in one range read, up to
+    /// `concurrency` reads at a time.
+    pub(crate) async fn load_blocks(self: &Arc<Self>, inner: &Arc<Inner>, ids: &[u32]) -> Result<HashMap<u32, Arc<[u8]>>> {
+        let mut ready = HashMap::with_capacity(ids.len());
+        let mut waits: Vec<(u32, SharedBlock)> = Vec::new();
+        {
+            let mut loading = inner.loading.lock().unwrap_or_else(|p| p.into_inner());
+            let mut missing: Vec<&BlockMeta> = Vec::new();
+            for &id in ids {
+                let key: BlockKey = (self.variable, id);
+                if let Some(bytes) = inner.cache.get(key) {
+                    ready.insert(id, bytes);
+                } else if let Some(pending) = loading.get(&key) {
+                    waits.push((id, pending.clone()));
+                } else {
+                    missing.push(&self.blocks[id as usize]);
+                }
+            }
+            missing.sort_by_key(|b| b.file_offset);
+            missing.dedup_by_key(|b| b.id);
+            for group in coalesce(&missing, inner.options.coalesce_bytes) {
+                let fetch = self.fetch_group(inner, &group).shared();
+                for (position, block) in group.iter().enumerate() {
+                    let this = self.clone();
+                    let inner = inner.clone();
+                    let fetch = fetch.clone();
+                    let id = block.id.0;
+                    let load: SourceFuture<'static, Arc<[u8]>> = Box::pin(async move {
+                        let result = async {
+                            let (bytes, slices) = fetch.await?;
+                            let (start, end) = slices[position];
+                            let block = &this.blocks[id as usize];
+                            let compressed = &bytes[start..end];
+                            let bytes: Arc<[u8]> = decompress_block(&block.codec, compressed, block.uncompressed_size)?.into();
+                            Ok::<_, Error>(bytes)
+                        }
+                        .await;
+                        let key = (this.variable, id);
+                        if let Ok(bytes) = &result {
+                            inner.cache.insert(key, bytes.clone());
+                        }
+                        inner.loading.lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
+                        result
+                    });
+                    let shared = load.shared();
+                    loading.insert((self.variable, id), shared.clone());
+                    waits.push((id, shared));
+                }
+            }
+        }
+        let concurrency = inner.options.max_concurrency.max(1);
+        let loaded: Vec<(u32, Arc<[u8]>)> = stream::iter(waits)
+            .map(|(id, wait)| async move { wait.await.map(|bytes| (id, bytes)) })
+            .buffer_unordered(concurrency)
+            .try_collect()
+            .await?;
+        ready.extend(loaded);
+        Ok(ready)
+    }
+
+    /// One range read covering `group`, served from the open's probe when it covers it.
+    fn fetch_group(self: &Arc<Self>, inner: &Arc<Inner>, group: &[&BlockMeta]) -> SourceFuture<'static, (Arc<[u8]>, Vec<(usize, usize)>)> {
+        let start = group[0].file_offset;
+        let end = group.last().map_or(start, |b| b.file_offset + b.compressed_size);
+        let slices: Vec<(usize, usize)> = group
+            .iter()
+            .map(|b| ((b.file_offset - start) as usize, (b.file_offset - start + b.compressed_size) as usize))
+            .collect();
+        let this = self.clone();
+        let inner = inner.clone();
+        Box::pin(async move {
+            if let Some((probe_start, bytes)) = &this.probe {
+                if start >= *probe_start {
+                    let from = (start - probe_start) as usize;
+                    let to = (end - probe_start) as usize;
+                    return Ok((Arc::<[u8]>::from(&bytes[from..to]), slices));
+                }
+            }
+            let bytes = inner.data.read_range(this.offset + start..this.offset + end).await?;
+            Ok((Arc::<[u8]>::from(bytes), slices))
+        })
+    }
+}
+
+type SharedBlock = Shared<SourceFuture<'static, Arc<[u8]>>>;
+
+/// The loads under way, keyed like the cache, so that two reads that need one
+/// block share one request.
+pub(crate) type Loading = std::sync::Mutex<HashMap<BlockKey, SharedBlock>>;
+
+/// Groups blocks (sorted by offset) whose bytes touch, up to `limit` bytes a
+/// group; a block larger than the limit travels alone.
+fn coalesce<'a>(blocks: &[&'a BlockMeta], limit: u64) -> Vec<Vec<&'a BlockMeta>> {
+    let mut groups: Vec<Vec<&BlockMeta>> = Vec::new();
+    let mut size = 0u64;
+    for &block in blocks {
+        if let Some(group) = groups.last_mut() {
+            let last = group[group.len() - 1];
+            if last.file_offset + last.compressed_size == block.file_offset && size + block.compressed_size <= limit {
+                group.push(block);
+                size += block.compressed_size;
+                continue;
+            }
+        }
+        groups.push(vec![block]);
+        size = block.compressed_size;
+    }
+    groups
+}

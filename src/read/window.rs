@@ -1,0 +1,330 @@
+//! Reading a window of one array: which chunks it touches, which blocks hold
+//! them, and how their elements land in C order in the answer.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::format::dtype::DType;
+use crate::format::segment::{ArrayMeta, ChunkAddress};
+use crate::format::value::FillValue;
+use crate::read::array::{ArrayData, NdArray};
+use crate::read::segment::Segment;
+use crate::read::Shared as Inner;
+
+/// Reads `shape` elements from `start` (both empty: the whole array).
+pub(crate) async fn read_window(
+    inner: &Arc<Inner>,
+    segment: &Arc<Segment>,
+    meta: &ArrayMeta,
+    start: &[u64],
+    shape: &[u64],
+) -> Result<NdArray> {
+    let window = Window::new(meta, start, shape)?;
+    let count = window.element_count()?;
+    let chunks = window.chunks(meta);
+    let block_ids: Vec<u32> = chunks
+        .iter()
+        .map(|(_, a)| a.block_id.0)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let blocks = segment.load_blocks(inner, &block_ids).await?;
+    let chunk_bytes = |address: &ChunkAddress| {
+        let block = &blocks[&address.block_id.0];
+        let from = address.offset as usize;
+        &block[from..from + address.size as usize]
+    };
+
+    let data = match meta.dtype.element_size() {
+        Some(size) if !matches!(meta.dtype, DType::FixedSizeList { .. }) => {
+            let total = count.checked_mul(size as u64).ok_or_else(|| too_large(&window))?;
+            let mut out = try_alloc_filled(total, &fill_pattern(&meta.dtype, meta.fill_value.as_ref()))?;
+            for (coord, address) in &chunks {
+                let bytes = chunk_bytes(address);
+                let stored = window.stored_dims(meta, coord, bytes.len() as u64, |n| n * size as u64)?;
+                window.for_each_run(meta, coord, &stored, |src, dst, run| {
+                    let (src, dst, run) = (src * size, dst * size, run * size);
+                    out[dst..dst + run].copy_from_slice(&bytes[src..src + run]);
+                });
+            }
+            ArrayData::from_le_bytes(&meta.dtype, &out)?
+        }
+        _ if matches!(meta.dtype, DType::String | DType::Binary) => {
+            let mut out: Vec<&[u8]> = Vec::new();
+            out.try_reserve_exact(count as usize).map_err(|_| too_large(&window))?;
+            // array-format reads an unwritten string or binary cell as empty, whatever the fill.
+            out.resize(count as usize, &[]);
+            for (coord, address) in &chunks {
+                let bytes = chunk_bytes(address);
+                let (stored, items) = window.stored_items(meta, coord, bytes)?;
+                window.for_each_run(meta, coord, &stored, |src, dst, run| {
+                    out[dst..dst + run].copy_from_slice(&items[src..src + run]);
+                });
+            }
+            if meta.dtype == DType::String {
+                ArrayData::String(out.into_iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect())
+            } else {
+                ArrayData::Binary(out.into_iter().map(<[u8]>::to_vec).collect())
+            }
+        }
+        _ => {
+            return Err(Error::InvalidArgument(format!(
+                "reading {} arrays is not supported",
+                meta.dtype
+            )))
+        }
+    };
+    Ok(NdArray { dtype: meta.dtype.clone(), shape: window.shape.clone(), data })
+}
+
+struct Window {
+    start: Vec<u64>,
+    shape: Vec<u64>,
+}
+
+impl Window {
+    fn new(meta: &ArrayMeta, start: &[u64], shape: &[u64]) -> Result<Window> {
+        let full: Vec<u64> = meta.shape.iter().map(|&s| s as u64).collect();
+        if start.is_empty() && shape.is_empty() {
+            return Ok(Window { start: vec![0; full.len()], shape: full });
+        }
+        if start.len() != full.len() || shape.len() != full.len() {
+            return Err(Error::OutOfBounds(format!(
+                "a window of start {start:?} and shape {shape:?} does not match an array of rank {} (shape {full:?})",
+                full.len()
+            )));
+        }
+        for axis in 0..full.len() {
+            if start[axis].checked_add(shape[axis]).is_none_or(|end| end > full[axis]) {
+                return Err(Error::OutOfBounds(format!(
+                    "a window of start {start:?} and shape {shape:?} reaches past an array of shape {full:?} on axis {axis}"
+                )));
+            }
+        }
+        Ok(Window { start: start.to_vec(), shape: shape.to_vec() })
+    }
+
+    fn element_count(&self) -> Result<u64> {
+        self.shape.iter().try_fold(1u64, |n, &s| n.checked_mul(s)).ok_or_else(|| too_large(self))
+    }
+
+    /// Written chunks that overlap the window, with their addresses.
+    fn chunks<'m>(&self, meta: &'m ArrayMeta) -> Vec<(Vec<u32>, &'m ChunkAddress)> {
+        if self.shape.contains(&0) {
+            return Vec::new();
+        }
+        let ranges: Vec<(u32, u32)> = (0..self.shape.len())
+            .map(|axis| {
+                let c = meta.chunk_shape[axis] as u64;
+                let first = self.start[axis] / c;
+                let last = (self.start[axis] + self.shape[axis] - 1) / c;
+                (first as u32, last as u32)
+            })
+            .collect();
+        // Walk the chunk table rather than the grid when the grid is larger,
+        // so a huge sparse array costs its written chunks, not its extent.
+        let grid: u64 = ranges.iter().map(|&(a, b)| (b - a + 1) as u64).product();
+        let inside = |coord: &[u32]| coord.iter().zip(&ranges).all(|(&c, &(a, b))| a <= c && c <= b);
+        if grid as usize > meta.chunks.len() {
+            return meta.chunks.iter().filter(|e| inside(&e.coord)).map(|e| (e.coord.clone(), &e.address)).collect();
+        }
+        let mut found = Vec::new();
+        let mut coord: Vec<u32> = ranges.iter().map(|&(a, _)| a).collect();
+        loop {
+            if let Ok(i) = meta.chunks.binary_search_by(|e| e.coord.as_slice().cmp(&coord)) {
+                found.push((coord.clone(), &meta.chunks[i].address));
+            }
+            let mut axis = coord.len();
+            loop {
+                if axis == 0 {
+                    return found;
+                }
+                axis -= 1;
+                if coord[axis] < ranges[axis].1 {
+                    coord[axis] += 1;
+                    break;
+                }
+                coord[axis] = ranges[axis].0;
+            }
+        }
+    }
+
+    /// The dims a chunk's bytes are laid out in: clipped to the array at its
+    /// edges (how array-format writes) or, leniently, the full chunk shape.
+    fn stored_dims(&self, meta: &ArrayMeta, coord: &[u32], stored: u64, bytes_of: impl Fn(u64) -> u64) -> Result<Vec<u64>> {
+        let clipped = clipped_dims(meta, coord);
+        let padded: Vec<u64> = meta.chunk_shape.iter().map(|&c| c as u64).collect();
+        for dims in [clipped, padded] {
+            if bytes_of(dims.iter().product()) == stored {
+                return Ok(dims);
+            }
+        }
+        Err(Error::corrupt(format!(
+            "chunk {coord:?} of '{}' holds {stored} bytes, which fits neither its clipped nor its full shape",
+            meta.name
+        )))
+    }
+
+    /// Splits a variable-length chunk into its items: `(N + 1)` u32 offsets, then the bytes.
+    fn stored_items<'b>(&self, meta: &ArrayMeta, coord: &[u32], bytes: &'b [u8]) -> Result<(Vec<u64>, Vec<&'b [u8]>)> {
+        let clipped = clipped_dims(meta, coord);
+        let padded: Vec<u64> = meta.chunk_shape.iter().map(|&c| c as u64).collect();
+        for dims in [clipped, padded] {
+            if let Some(items) = split_offsets(bytes, dims.iter().product()) {
+                return Ok((dims, items));
+            }
+        }
+        Err(Error::corrupt(format!("chunk {coord:?} of '{}' has a broken offset table", meta.name)))
+    }
+
+    /// Calls `copy(src, dst, run)` for each contiguous run of elements that
+    /// the chunk at `coord` (laid out in `stored` dims) gives the window.
+    fn for_each_run(&self, meta: &ArrayMeta, coord: &[u32], stored: &[u64], mut copy: impl FnMut(usize, usize, usize)) {
+        let rank = self.shape.len();
+        if rank == 0 {
+            copy(0, 0, 1);
+            return;
+        }
+        let origin: Vec<u64> = (0..rank).map(|a| coord[a] as u64 * meta.chunk_shape[a] as u64).collect();
+        let lo: Vec<u64> = (0..rank).map(|a| origin[a].max(self.start[a])).collect();
+        let hi: Vec<u64> = (0..rank)
+            .map(|a| (origin[a] + stored[a]).min(self.start[a] + self.shape[a]).min(meta.shape[a] as u64))
+            .collect();
+        if (0..rank).any(|a| lo[a] >= hi[a]) {
+            return;
+        }
+        let src_strides = strides(stored);
+        let dst_strides = strides(&self.shape);
+        let run = (hi[rank - 1] - lo[rank - 1]) as usize;
+        let mut index = lo.clone();
+        loop {
+            let src: u64 = (0..rank).map(|a| (index[a] - origin[a]) * src_strides[a]).sum();
+            let dst: u64 = (0..rank).map(|a| (index[a] - self.start[a]) * dst_strides[a]).sum();
+            copy(src as usize, dst as usize, run);
+            // Advance every axis but the last, odometer-style.
+            let mut axis = rank - 1;
+            loop {
+                if axis == 0 {
+                    return;
+                }
+                axis -= 1;
+                index[axis] += 1;
+                if index[axis] < hi[axis] {
+                    break;
+                }
+                index[axis] = lo[axis];
+            }
+        }
+    }
+}
+
+fn clipped_dims(meta: &ArrayMeta, coord: &[u32]) -> Vec<u64> {
+    (0..coord.len())
+        .map(|a| {
+            let c = meta.chunk_shape[a] as u64;
+            c.min((meta.shape[a] as u64).saturating_sub(coord[a] as u64 * c))
+        })
+        .collect()
+}
+
+fn strides(dims: &[u64]) -> Vec<u64> {
+    let mut out = vec![1u64; dims.len()];
+    for a in (0..dims.len().saturating_sub(1)).rev() {
+        out[a] = out[a + 1] * dims[a + 1];
+    }
+    out
+}
+
+/// The items of an offset-table chunk holding exactly `n` items, or `None`
+/// when the bytes are not such a table.
+fn split_offsets(bytes: &[u8], n: u64) -> Option<Vec<&[u8]>> {
+    let table = n.checked_add(1)?.checked_mul(4)?;
+    if table > bytes.len() as u64 {
+        return None;
+    }
+    let values = &bytes[table as usize..];
+    let offset = |i: usize| u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().expect("4 bytes")) as usize;
+    if offset(n as usize) != values.len() {
+        return None;
+    }
+    let mut items = Vec::with_capacity(n as usize);
+    for i in 0..n as usize {
+        let (from, to) = (offset(i), offset(i + 1));
+        if from > to || to > values.len() {
+            return None;
+        }
+        items.push(&values[from..to]);
+    }
+    Some(items)
+}
+
+/// The bytes of one unwritten element, as array-format derives it from the fill value.
+fn fill_pattern(dtype: &DType, fill: Option<&FillValue>) -> Vec<u8> {
+    use FillValue as F;
+    let int = |f: Option<&FillValue>| -> Option<i128> {
+        match f {
+            Some(F::Int(v)) => Some(*v as i128),
+            Some(F::UInt(v)) => Some(*v as i128),
+            _ => None,
+        }
+    };
+    // Casts below mirror Rust `as` (wrapping for integers, saturating from float),
+    // which is what the reference reader applies to a fill value.
+    macro_rules! integer {
+        ($ty:ty, $allow_bool:expr) => {{
+            let v: $ty = match fill {
+                Some(F::Float(v)) => *v as $ty,
+                Some(F::Bool(v)) if $allow_bool => *v as u8 as $ty,
+                other => int(other).map_or(0, |v| v as $ty),
+            };
+            v.to_le_bytes().to_vec()
+        }};
+    }
+    match dtype {
+        DType::Int8 => integer!(i8, false),
+        DType::Int16 => integer!(i16, false),
+        DType::Int32 => integer!(i32, false),
+        DType::Int64 => integer!(i64, false),
+        DType::UInt8 => integer!(u8, true),
+        DType::UInt16 => integer!(u16, true),
+        DType::UInt32 => integer!(u32, true),
+        DType::UInt64 => integer!(u64, true),
+        DType::Float32 => match fill {
+            Some(F::Float(v)) => (*v as f32).to_le_bytes().to_vec(),
+            Some(F::Int(v)) => (*v as f32).to_le_bytes().to_vec(),
+            Some(F::UInt(v)) => (*v as f32).to_le_bytes().to_vec(),
+            _ => 0f32.to_le_bytes().to_vec(),
+        },
+        DType::Float64 => match fill {
+            Some(F::Float(v)) => v.to_le_bytes().to_vec(),
+            Some(F::Int(v)) => (*v as f64).to_le_bytes().to_vec(),
+            Some(F::UInt(v)) => (*v as f64).to_le_bytes().to_vec(),
+            _ => 0f64.to_le_bytes().to_vec(),
+        },
+        DType::TimestampNs => match fill {
+            Some(F::TimestampNs(v)) | Some(F::Int(v)) => v.to_le_bytes().to_vec(),
+            _ => 0i64.to_le_bytes().to_vec(),
+        },
+        DType::Bool => vec![matches!(fill, Some(F::Bool(true))) as u8],
+        other => vec![0; other.element_size().unwrap_or(0)],
+    }
+}
+
+fn try_alloc_filled(len: u64, pattern: &[u8]) -> Result<Vec<u8>> {
+    let len = usize::try_from(len).map_err(|_| Error::TooLarge(format!("{len} bytes")))?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(len).map_err(|_| Error::TooLarge(format!("an answer of {len} bytes")))?;
+    if pattern.iter().all(|&b| b == 0) {
+        out.resize(len, 0);
+    } else {
+        while out.len() < len {
+            out.extend_from_slice(pattern);
+        }
+    }
+    Ok(out)
+}
+
+fn too_large(window: &Window) -> Error {
+    Error::TooLarge(format!("a window of shape {:?} does not fit in memory", window.shape))
+}
