@@ -1,0 +1,29 @@
+//! Shared by the reader's integration tests: the canonical JSON of a
+//! collection as *our* reader sees it (the same contract `atlas_interop::dump`
+//! fills from atlas-rust), and helpers to build fixtures once per run.
+
+#![allow(dead_code)]
+
+pub mod diff;
+pub mod dump;
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The atlas-rust fixture suite, written once per test binary.
+pub fn suite() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        // One directory per test binary, under target/: reruns replace it.
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("suite-{}", env!("CARGO_CRATE_NAME")));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        atlas_interop::write_suite(&dir).expect("atlas-rust writes the fixture suite");
+        dir
+    })
+}
+
+/// Runs a future to completion on this thread: the core needs no runtime.
+pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
+    futures_executor::block_on(f)
+}
