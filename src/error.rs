@@ -23,7 +23,11 @@ pub enum Error {
     /// The dataset does not declare this array.
     ArrayNotFound { dataset: String, array: String },
     /// A typed read asked for a different element type than the array stores.
-    DTypeMismatch { array: String, stored: String, requested: String },
+    DTypeMismatch {
+        array: String,
+        stored: String,
+        requested: String,
+    },
     /// A window reaches past the array, or has the wrong rank.
     OutOfBounds(String),
     /// The byte source failed: network, file system, HTTP status.
@@ -81,7 +85,11 @@ impl fmt::Display for Error {
             Error::ArrayNotFound { dataset, array } => {
                 write!(f, "dataset '{dataset}' has no array named '{array}'")
             }
-            Error::DTypeMismatch { array, stored, requested } => write!(
+            Error::DTypeMismatch {
+                array,
+                stored,
+                requested,
+            } => write!(
                 f,
                 "array '{array}' stores {stored}, but {requested} was requested"
             ),

@@ -19,13 +19,17 @@ pub mod error;
 pub mod format;
 pub mod read;
 pub mod source;
+#[cfg(feature = "writer")]
+pub mod write;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;
 
 pub use error::{Error, Result};
 pub use format::dtype::DType;
 pub use format::footer::Codec;
 pub use format::value::{ArrayStats, Attr, FillValue, StatValue};
 pub use read::{
-    ArrayData, ArrayLayout, ArrayMetaView, Atlas, DatasetView, Element, NdArray, ReadOptions, SchemaView,
-    TimestampNs, TypedArray,
+    ArrayData, ArrayLayout, ArrayMetaView, Atlas, DatasetView, Element, NdArray, ReadOptions,
+    SchemaView, TimestampNs, TypedArray,
 };
 pub use source::{ByteSource, MemorySource, Tail};

@@ -30,7 +30,13 @@ fn mixed_dtype_arrays(atlas: &Atlas) -> Vec<String> {
             let dtypes: std::collections::BTreeSet<String> = atlas
                 .list_datasets()
                 .iter()
-                .filter_map(|d| atlas.dataset(d).unwrap().array_meta(array).map(|m| m.dtype().name()))
+                .filter_map(|d| {
+                    atlas
+                        .dataset(d)
+                        .unwrap()
+                        .array_meta(array)
+                        .map(|m| m.dtype().name())
+                })
                 .collect();
             dtypes.len() > 1
         })
@@ -38,13 +44,19 @@ fn mixed_dtype_arrays(atlas: &Atlas) -> Vec<String> {
 }
 
 fn check_collection(dir: &std::path::Path) {
-    let atlas = block_on(Atlas::open_path(dir)).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let atlas =
+        block_on(Atlas::open_path(dir)).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let ours = block_on(dump(&atlas)).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
     let mixed = mixed_dtype_arrays(&atlas);
     let ours = without_mismatched_stats(ours, &mixed);
     let theirs = without_mismatched_stats(expected(dir), &mixed);
     let diffs = differences(&ours, &theirs);
-    assert!(diffs.is_empty(), "{} differs:\n{}", dir.display(), diffs.join("\n"));
+    assert!(
+        diffs.is_empty(),
+        "{} differs:\n{}",
+        dir.display(),
+        diffs.join("\n")
+    );
 }
 
 fn fixture_dirs(root: &std::path::Path) -> Vec<std::path::PathBuf> {
@@ -96,9 +108,18 @@ fn windows_of(shape: &[u64]) -> Vec<(Vec<u64>, Vec<u64>)> {
     if shape.contains(&0) {
         return vec![(vec![0; shape.len()], shape.to_vec())];
     }
-    let corner = (vec![0; shape.len()], shape.iter().map(|&s| s.div_ceil(2)).collect());
-    let middle = (shape.iter().map(|&s| s / 3).collect(), shape.iter().map(|&s| (s / 2).max(1)).collect());
-    let edge = (shape.iter().map(|&s| s - s.div_ceil(3)).collect(), shape.iter().map(|&s| s.div_ceil(3)).collect());
+    let corner = (
+        vec![0; shape.len()],
+        shape.iter().map(|&s| s.div_ceil(2)).collect(),
+    );
+    let middle = (
+        shape.iter().map(|&s| s / 3).collect(),
+        shape.iter().map(|&s| (s / 2).max(1)).collect(),
+    );
+    let edge = (
+        shape.iter().map(|&s| s - s.div_ceil(3)).collect(),
+        shape.iter().map(|&s| s.div_ceil(3)).collect(),
+    );
     let one = (shape.iter().map(|&s| s - 1).collect(), vec![1; shape.len()]);
     vec![corner, middle, edge, one]
 }
@@ -128,7 +149,22 @@ fn slice(data: &ArrayData, shape: &[u64], start: &[u64], window: &[u64]) -> Arra
             }
         };
     }
-    pick!(Bool, Int8, Int16, Int32, Int64, UInt8, UInt16, UInt32, UInt64, Float32, Float64, String, Binary, TimestampNs)
+    pick!(
+        Bool,
+        Int8,
+        Int16,
+        Int32,
+        Int64,
+        UInt8,
+        UInt16,
+        UInt32,
+        UInt64,
+        Float32,
+        Float64,
+        String,
+        Binary,
+        TimestampNs
+    )
 }
 
 #[test]
@@ -138,22 +174,43 @@ fn mismatched_dtypes_stay_out_of_collection_stats() {
         let atlas = block_on(Atlas::open_path(&dir)).unwrap();
         for array in mixed_dtype_arrays(&atlas) {
             let rows = block_on(atlas.array_stats_by_dataset(&array)).unwrap();
-            let first = atlas.list_datasets().into_iter().find(|d| {
-                atlas.dataset(d).unwrap().array_meta(&array).is_some()
-            });
-            let first_dtype = atlas.dataset(&first.unwrap()).unwrap().array_meta(&array).unwrap().dtype().clone();
+            let first = atlas
+                .list_datasets()
+                .into_iter()
+                .find(|d| atlas.dataset(d).unwrap().array_meta(&array).is_some());
+            let first_dtype = atlas
+                .dataset(&first.unwrap())
+                .unwrap()
+                .array_meta(&array)
+                .unwrap()
+                .dtype()
+                .clone();
             let same: u64 = rows
                 .iter()
-                .filter(|r| atlas.dataset(&r.name).unwrap().array_meta(&array).unwrap().dtype() == &first_dtype)
+                .filter(|r| {
+                    atlas
+                        .dataset(&r.name)
+                        .unwrap()
+                        .array_meta(&array)
+                        .unwrap()
+                        .dtype()
+                        == &first_dtype
+                })
                 .map(|r| r.row_count)
                 .sum();
             let merged = block_on(atlas.array_stats(&array)).unwrap().unwrap();
-            assert_eq!(merged.row_count, same, "{array}: only datasets of the first dtype count");
+            assert_eq!(
+                merged.row_count, same,
+                "{array}: only datasets of the first dtype count"
+            );
             assert!(merged.row_count < rows.iter().map(|r| r.row_count).sum::<u64>());
             checked += 1;
         }
     }
-    assert!(checked > 0, "the suite has a fixture declaring one array name with two dtypes");
+    assert!(
+        checked > 0,
+        "the suite has a fixture declaring one array name with two dtypes"
+    );
 }
 
 /// Collections atlas-python builds from NetCDF. They need python3 with

@@ -15,7 +15,11 @@ use crate::format::segment::CodecId;
 const LZ4_MAX_RATIO: u64 = 255;
 
 /// Decompresses one block and checks it is exactly `uncompressed_size` bytes.
-pub fn decompress_block(codec: &CodecId, compressed: &[u8], uncompressed_size: u64) -> Result<Vec<u8>> {
+pub fn decompress_block(
+    codec: &CodecId,
+    compressed: &[u8],
+    uncompressed_size: u64,
+) -> Result<Vec<u8>> {
     let out = match codec {
         CodecId::None => compressed.to_vec(),
         CodecId::Named(name) if name == "zstd" => {
@@ -52,7 +56,9 @@ pub fn zstd_decompress(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
             .read_to_end(&mut out)
             .map_err(|e| Error::corrupt(format!("zstd data: {e}")))?;
         if out.len() > limit {
-            return Err(Error::corrupt(format!("zstd data expands past the {limit} bytes declared")));
+            return Err(Error::corrupt(format!(
+                "zstd data expands past the {limit} bytes declared"
+            )));
         }
     }
     Ok(out)
@@ -60,11 +66,15 @@ pub fn zstd_decompress(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
 
 fn lz4_decompress(compressed: &[u8], uncompressed_size: u64) -> Result<Vec<u8>> {
     if compressed.len() < 4 {
-        return Err(Error::corrupt("an lz4 block is shorter than its size prefix"));
+        return Err(Error::corrupt(
+            "an lz4 block is shorter than its size prefix",
+        ));
     }
     let declared = u32::from_le_bytes(compressed[..4].try_into().expect("4 bytes")) as u64;
     let body = &compressed[4..];
-    if declared != uncompressed_size || declared > (body.len() as u64).saturating_mul(LZ4_MAX_RATIO) + 16 {
+    if declared != uncompressed_size
+        || declared > (body.len() as u64).saturating_mul(LZ4_MAX_RATIO) + 16
+    {
         return Err(Error::corrupt(format!(
             "an lz4 block of {} bytes claims {declared} bytes of output (block table: {uncompressed_size})",
             body.len()
@@ -108,7 +118,10 @@ pub(crate) mod tests {
     fn each_codec_checks_the_declared_size() {
         let data: Vec<u8> = (0..1000u32).map(|i| (i % 7) as u8).collect();
         let zstd = CodecId::Named("zstd".into());
-        assert_eq!(decompress_block(&zstd, &zstd_frame_of(&data), 1000).unwrap(), data);
+        assert_eq!(
+            decompress_block(&zstd, &zstd_frame_of(&data), 1000).unwrap(),
+            data
+        );
         assert!(decompress_block(&zstd, &zstd_frame_of(&data), 999).is_err());
         assert!(decompress_block(&zstd, &zstd_frame_of(&data), 1001).is_err());
 
@@ -127,7 +140,12 @@ pub(crate) mod tests {
         let lz4 = CodecId::Named("lz4".into());
         let mut forged = u32::MAX.to_le_bytes().to_vec();
         forged.extend_from_slice(&[0x10, 0x41]);
-        assert_eq!(decompress_block(&lz4, &forged, u32::MAX as u64).unwrap_err().code(), "CorruptCollection");
+        assert_eq!(
+            decompress_block(&lz4, &forged, u32::MAX as u64)
+                .unwrap_err()
+                .code(),
+            "CorruptCollection"
+        );
         let zstd = CodecId::Named("zstd".into());
         assert!(decompress_block(&zstd, b"\x28\xb5\x2f\xfd garbage", 1 << 40).is_err());
     }

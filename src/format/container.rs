@@ -42,7 +42,10 @@ pub fn decode_trailer(tail: &[u8], object_size: u64) -> Result<std::ops::Range<u
     }
     let version = u32::from_le_bytes([trailer[8], trailer[9], trailer[10], trailer[11]]);
     if version != FORMAT_VERSION {
-        return Err(Error::UnsupportedVersion { found: version, expected: FORMAT_VERSION });
+        return Err(Error::UnsupportedVersion {
+            found: version,
+            expected: FORMAT_VERSION,
+        });
     }
     let footer_size = u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes"));
     let room = object_size - HEADER_SIZE - TRAILER_SIZE;
@@ -58,11 +61,16 @@ pub fn decode_trailer(tail: &[u8], object_size: u64) -> Result<std::ops::Range<u
 /// Checks the leading magic and version, when a read happened to cover them.
 pub fn check_header(head: &[u8]) -> Result<()> {
     if head.len() < HEADER_SIZE as usize || head[..4] != MAGIC {
-        return Err(Error::NotAnAtlasCollection("the object does not begin with \"ATLS\"".into()));
+        return Err(Error::NotAnAtlasCollection(
+            "the object does not begin with \"ATLS\"".into(),
+        ));
     }
     let version = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
     if version != FORMAT_VERSION {
-        return Err(Error::UnsupportedVersion { found: version, expected: FORMAT_VERSION });
+        return Err(Error::UnsupportedVersion {
+            found: version,
+            expected: FORMAT_VERSION,
+        });
     }
     Ok(())
 }
@@ -109,15 +117,24 @@ mod tests {
     #[test]
     fn foreign_and_future_files_are_named_as_such() {
         let foreign = [0u8; 64];
-        assert_eq!(decode_trailer(&foreign, 64).unwrap_err().code(), "NotAnAtlasCollection");
+        assert_eq!(
+            decode_trailer(&foreign, 64).unwrap_err().code(),
+            "NotAnAtlasCollection"
+        );
         let mut future = encode_header().to_vec();
         let mut trailer = encode_trailer(0);
         trailer[8] = 9;
         future.extend_from_slice(&trailer);
         assert_eq!(
             decode_trailer(&future, future.len() as u64).unwrap_err(),
-            Error::UnsupportedVersion { found: 9, expected: 8 }
+            Error::UnsupportedVersion {
+                found: 9,
+                expected: 8
+            }
         );
-        assert_eq!(decode_trailer(&[], 0).unwrap_err().code(), "NotAnAtlasCollection");
+        assert_eq!(
+            decode_trailer(&[], 0).unwrap_err().code(),
+            "NotAnAtlasCollection"
+        );
     }
 }

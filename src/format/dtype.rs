@@ -63,9 +63,9 @@ impl DType {
             DType::Int16 | DType::UInt16 => Some(2),
             DType::Int32 | DType::UInt32 | DType::Float32 => Some(4),
             DType::Int64 | DType::UInt64 | DType::Float64 | DType::TimestampNs => Some(8),
-            DType::FixedSizeList { child, size } => {
-                child.element_size().and_then(|c| c.checked_mul(*size as usize))
-            }
+            DType::FixedSizeList { child, size } => child
+                .element_size()
+                .and_then(|c| c.checked_mul(*size as usize)),
             DType::String | DType::Binary | DType::List { .. } => None,
         }
     }
@@ -141,6 +141,12 @@ mod tests {
     fn people_see_atlas_python_names() {
         assert_eq!(DType::UInt16.name(), "uint16");
         assert_eq!(DType::from_name("timestamp_ns"), Some(DType::TimestampNs));
-        assert_eq!(DType::List { child: Box::new(DType::Int32) }.name(), "list<int32>");
+        assert_eq!(
+            DType::List {
+                child: Box::new(DType::Int32)
+            }
+            .name(),
+            "list<int32>"
+        );
     }
 }

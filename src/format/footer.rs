@@ -126,13 +126,16 @@ impl CollectionFooter {
             variables: self.variables.clone(),
             datasets: self.datasets.iter().map(|(n, s)| (n.clone(), *s)).collect(),
         };
-        rmp_serde::to_vec(&wire).map_err(|e| Error::InvalidArgument(format!("footer does not encode: {e}")))
+        rmp_serde::to_vec(&wire)
+            .map_err(|e| Error::InvalidArgument(format!("footer does not encode: {e}")))
     }
 
     /// A pooled string.
     pub fn string(&self, index: u32) -> &str {
         // `validate` proved every index in use resolves.
-        self.string_pool.get(index as usize).map_or("", String::as_str)
+        self.string_pool
+            .get(index as usize)
+            .map_or("", String::as_str)
     }
 
     /// A pooled dtype.
@@ -142,7 +145,10 @@ impl CollectionFooter {
 
     fn validate(&self, container_size: u64) -> Result<()> {
         if self.version != FORMAT_VERSION {
-            return Err(Error::UnsupportedVersion { found: self.version, expected: FORMAT_VERSION });
+            return Err(Error::UnsupportedVersion {
+                found: self.version,
+                expected: FORMAT_VERSION,
+            });
         }
         let strings = self.string_pool.len();
         let dtypes = self.dtype_pool.len();
@@ -150,14 +156,18 @@ impl CollectionFooter {
             if (i as usize) < strings {
                 Ok(())
             } else {
-                Err(Error::corrupt(format!("{what} names string {i} of a pool of {strings}")))
+                Err(Error::corrupt(format!(
+                    "{what} names string {i} of a pool of {strings}"
+                )))
             }
         };
         let dtype_ok = |i: u32, what: &str| -> Result<()> {
             if (i as usize) < dtypes {
                 Ok(())
             } else {
-                Err(Error::corrupt(format!("{what} names dtype {i} of a pool of {dtypes}")))
+                Err(Error::corrupt(format!(
+                    "{what} names dtype {i} of a pool of {dtypes}"
+                )))
             }
         };
         let mut segment_of = std::collections::HashSet::with_capacity(self.variables.len());
@@ -165,7 +175,10 @@ impl CollectionFooter {
         for v in &self.variables {
             string_ok(v.name, "a variable")?;
             if !segment_of.insert(v.name) {
-                return Err(Error::corrupt(format!("variable '{}' has two segments", self.string(v.name))));
+                return Err(Error::corrupt(format!(
+                    "variable '{}' has two segments",
+                    self.string(v.name)
+                )));
             }
             let end = v.seg_offset.checked_add(v.seg_len);
             if v.seg_len == 0
@@ -192,7 +205,11 @@ impl CollectionFooter {
                     )));
                 }
             }
-            for &(key, dtype) in schema.attrs.iter().chain(schema.array_attrs.iter().flat_map(|(_, k)| k)) {
+            for &(key, dtype) in schema
+                .attrs
+                .iter()
+                .chain(schema.array_attrs.iter().flat_map(|(_, k)| k))
+            {
                 string_ok(key, &what)?;
                 dtype_ok(dtype, &what)?;
             }

@@ -25,7 +25,9 @@ pub fn decode_mask(bytes: &[u8], dataset_count: usize) -> Result<BTreeSet<u32>> 
         return Ok(BTreeSet::new());
     }
     if bytes.len() < HEADER || bytes[..4] != MASK_MAGIC {
-        return Err(Error::CorruptMask("the file does not begin with \"ATLM\"".into()));
+        return Err(Error::CorruptMask(
+            "the file does not begin with \"ATLM\"".into(),
+        ));
     }
     let version = u32::from_le_bytes(bytes[4..8].try_into().expect("4 bytes"));
     if version != MASK_VERSION {
@@ -64,15 +66,24 @@ mod tests {
         let bytes = encode_mask(&set);
         assert_eq!(decode_mask(&bytes, 10).unwrap(), set);
         // An ordinal past the end is dropped.
-        assert_eq!(decode_mask(&bytes, 5).unwrap(), [0, 3].into_iter().collect());
+        assert_eq!(
+            decode_mask(&bytes, 5).unwrap(),
+            [0, 3].into_iter().collect()
+        );
         // A truncated body keeps what survived.
-        assert_eq!(decode_mask(&bytes[..18], 10).unwrap(), [0].into_iter().collect());
+        assert_eq!(
+            decode_mask(&bytes[..18], 10).unwrap(),
+            [0].into_iter().collect()
+        );
         assert!(decode_mask(&[], 10).unwrap().is_empty());
     }
 
     #[test]
     fn a_foreign_file_is_an_error() {
-        assert_eq!(decode_mask(b"PK\x03\x04 not a mask", 3).unwrap_err().code(), "CorruptMask");
+        assert_eq!(
+            decode_mask(b"PK\x03\x04 not a mask", 3).unwrap_err().code(),
+            "CorruptMask"
+        );
         assert_eq!(decode_mask(b"ATL", 3).unwrap_err().code(), "CorruptMask");
         let mut v2 = encode_mask(&BTreeSet::new());
         v2[4] = 2;

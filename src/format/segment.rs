@@ -35,7 +35,9 @@ pub struct SegmentFooter {
     pub arrays: Vec<ArrayMeta>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize,
+)]
 pub struct BlockId(pub u32);
 
 #[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
@@ -163,7 +165,9 @@ impl DiskValue {
 /// Returns the footer's range relative to the segment start.
 pub fn decode_segment_trailer(tail: &[u8], segment_len: u64) -> Result<std::ops::Range<u64>> {
     if segment_len < SEGMENT_TRAILER_SIZE || (tail.len() as u64) < SEGMENT_TRAILER_SIZE {
-        return Err(Error::corrupt(format!("a segment of {segment_len} bytes has no room for its trailer")));
+        return Err(Error::corrupt(format!(
+            "a segment of {segment_len} bytes has no room for its trailer"
+        )));
     }
     let trailer = &tail[tail.len() - SEGMENT_TRAILER_SIZE as usize..];
     if trailer[8..] != SEGMENT_MAGIC {
@@ -213,7 +217,10 @@ impl SegmentFooter {
     pub fn validate(&self, data_end: u64) -> Result<()> {
         for (i, block) in self.blocks.iter().enumerate() {
             if block.id.0 as usize != i {
-                return Err(Error::corrupt(format!("block {i} carries id {}", block.id.0)));
+                return Err(Error::corrupt(format!(
+                    "block {i} carries id {}",
+                    block.id.0
+                )));
             }
             let end = block.file_offset.checked_add(block.compressed_size);
             if end.is_none_or(|end| end > data_end) {
@@ -226,7 +233,10 @@ impl SegmentFooter {
         let mut names = HashMap::with_capacity(self.arrays.len());
         for array in &self.arrays {
             if names.insert(array.name.as_str(), ()).is_some() {
-                return Err(Error::corrupt(format!("array '{}' appears twice in a segment", array.name)));
+                return Err(Error::corrupt(format!(
+                    "array '{}' appears twice in a segment",
+                    array.name
+                )));
             }
             self.validate_array(array)?;
         }
@@ -245,7 +255,9 @@ impl SegmentFooter {
     fn validate_array(&self, array: &ArrayMeta) -> Result<()> {
         let rank = array.shape.len();
         let bad = |what: String| Error::corrupt(format!("array '{}': {what}", array.name));
-        if array.chunk_shape.len() != rank || !(array.dimension_names.is_empty() || array.dimension_names.len() == rank) {
+        if array.chunk_shape.len() != rank
+            || !(array.dimension_names.is_empty() || array.dimension_names.len() == rank)
+        {
             return Err(bad(format!(
                 "shape {:?}, chunk shape {:?} and {} dimension names disagree on the rank",
                 array.shape,
@@ -254,13 +266,24 @@ impl SegmentFooter {
             )));
         }
         if array.chunk_shape.contains(&0) {
-            return Err(bad(format!("chunk shape {:?} has a zero extent", array.chunk_shape)));
+            return Err(bad(format!(
+                "chunk shape {:?} has a zero extent",
+                array.chunk_shape
+            )));
         }
-        let grid: Vec<u32> = array.shape.iter().zip(&array.chunk_shape).map(|(&s, &c)| s.div_ceil(c)).collect();
+        let grid: Vec<u32> = array
+            .shape
+            .iter()
+            .zip(&array.chunk_shape)
+            .map(|(&s, &c)| s.div_ceil(c))
+            .collect();
         let mut previous: Option<&[u32]> = None;
         for chunk in &array.chunks {
             if chunk.coord.len() != rank || chunk.coord.iter().zip(&grid).any(|(&c, &g)| c >= g) {
-                return Err(bad(format!("chunk {:?} is outside the chunk grid {grid:?}", chunk.coord)));
+                return Err(bad(format!(
+                    "chunk {:?} is outside the chunk grid {grid:?}",
+                    chunk.coord
+                )));
             }
             if previous.is_some_and(|p| p >= chunk.coord.as_slice()) {
                 return Err(bad("the chunk table is not sorted".into()));
@@ -270,7 +293,12 @@ impl SegmentFooter {
             let block = self
                 .blocks
                 .get(address.block_id.0 as usize)
-                .ok_or_else(|| bad(format!("chunk {:?} names missing block {}", chunk.coord, address.block_id.0)))?;
+                .ok_or_else(|| {
+                    bad(format!(
+                        "chunk {:?} names missing block {}",
+                        chunk.coord, address.block_id.0
+                    ))
+                })?;
             if address.offset as u64 + address.size as u64 > block.uncompressed_size {
                 return Err(bad(format!(
                     "chunk {:?} ends at {} past block {} of {} bytes",
@@ -300,7 +328,10 @@ mod tests {
                 codec: CodecId::None,
             }],
             strings: vec!["units".into(), "K".into()],
-            values: vec![DiskValue::String(1), DiskValue::Float64List(vec![1.0, 2.5].into())],
+            values: vec![
+                DiskValue::String(1),
+                DiskValue::Float64List(vec![1.0, 2.5].into()),
+            ],
             arrays: vec![ArrayMeta {
                 name: "jan".into(),
                 dtype: DType::Float32,
@@ -309,7 +340,11 @@ mod tests {
                 chunk_shape: vec![2, 2],
                 chunks: vec![ChunkEntry {
                     coord: vec![0, 0],
-                    address: ChunkAddress { block_id: BlockId(0), offset: 0, size: 16 },
+                    address: ChunkAddress {
+                        block_id: BlockId(0),
+                        offset: 0,
+                        size: 16,
+                    },
                 }],
                 fill_value: Some(FillValue::Float(f64::NAN)),
                 attributes: vec![(0, 0)],
@@ -326,7 +361,10 @@ mod tests {
         let back = decode_segment_footer(&bytes[range.start as usize..range.end as usize]).unwrap();
         assert_eq!(back, footer);
         back.validate(16).unwrap();
-        assert_eq!(back.values[0].decode(&back.strings).unwrap(), Attr::String("K".into()));
+        assert_eq!(
+            back.values[0].decode(&back.strings).unwrap(),
+            Attr::String("K".into())
+        );
     }
 
     #[test]
@@ -344,6 +382,9 @@ mod tests {
         let mut footer = sample();
         footer.arrays[0].chunks[0].address.size = 17;
         assert_eq!(footer.validate(16).unwrap_err().code(), "CorruptCollection");
-        assert_eq!(sample().validate(15).unwrap_err().code(), "CorruptCollection");
+        assert_eq!(
+            sample().validate(15).unwrap_err().code(),
+            "CorruptCollection"
+        );
     }
 }

@@ -81,7 +81,11 @@ impl ArrayStats {
     }
 }
 
-fn wider(current: Option<StatValue>, other: Option<&StatValue>, keep_lower: bool) -> Option<StatValue> {
+fn wider(
+    current: Option<StatValue>,
+    other: Option<&StatValue>,
+    keep_lower: bool,
+) -> Option<StatValue> {
     match (current, other) {
         (None, other) => other.cloned(),
         (current, None) => current,
@@ -162,7 +166,9 @@ impl Attr {
 
     /// The type the collection footer records for this value (lists are `list<T>`).
     pub fn dtype(&self) -> DType {
-        let list = |child: DType| DType::List { child: Box::new(child) };
+        let list = |child: DType| DType::List {
+            child: Box::new(child),
+        };
         match self {
             Attr::Bool(_) => DType::Bool,
             Attr::Int8(_) => DType::Int8,
@@ -212,8 +218,19 @@ mod tests {
     fn merging_adds_counts_and_widens_bounds() {
         let mut a = stats(1.0, 5.0, 1);
         a.merge(&stats(-2.0, 3.0, 2));
-        assert_eq!(a, ArrayStats { name: "t".into(), ..stats(-2.0, 5.0, 3) }.clone_with_rows(20));
-        let mut none = ArrayStats { min: None, max: None, ..stats(0.0, 0.0, 0) };
+        assert_eq!(
+            a,
+            ArrayStats {
+                name: "t".into(),
+                ..stats(-2.0, 5.0, 3)
+            }
+            .clone_with_rows(20)
+        );
+        let mut none = ArrayStats {
+            min: None,
+            max: None,
+            ..stats(0.0, 0.0, 0)
+        };
         none.merge(&stats(4.0, 4.0, 0));
         assert_eq!(none.min, Some(StatValue::Float(4.0)));
     }

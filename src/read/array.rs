@@ -52,7 +52,10 @@ impl ArrayData {
     /// Builds typed elements from little-endian bytes of a fixed-width `dtype`.
     pub(crate) fn from_le_bytes(dtype: &DType, bytes: &[u8]) -> Result<ArrayData> {
         fn each<const N: usize, T>(bytes: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
-            bytes.chunks_exact(N).map(|c| f(c.try_into().expect("N bytes"))).collect()
+            bytes
+                .chunks_exact(N)
+                .map(|c| f(c.try_into().expect("N bytes")))
+                .collect()
         }
         Ok(match dtype {
             DType::Bool => ArrayData::Bool(bytes.iter().map(|&b| b != 0).collect()),
@@ -67,7 +70,11 @@ impl ArrayData {
             DType::UInt64 => ArrayData::UInt64(each(bytes, u64::from_le_bytes)),
             DType::Float64 => ArrayData::Float64(each(bytes, f64::from_le_bytes)),
             DType::TimestampNs => ArrayData::TimestampNs(each(bytes, i64::from_le_bytes)),
-            other => return Err(Error::InvalidArgument(format!("{other} is not a fixed-width scalar type"))),
+            other => {
+                return Err(Error::InvalidArgument(format!(
+                    "{other} is not a fixed-width scalar type"
+                )))
+            }
         })
     }
 }
@@ -88,7 +95,10 @@ impl NdArray {
     pub fn into_typed<T: Element>(self) -> Result<TypedArray<T>> {
         let stored = self.dtype.name();
         match T::unwrap(self.data) {
-            Some(data) => Ok(TypedArray { shape: self.shape, data }),
+            Some(data) => Ok(TypedArray {
+                shape: self.shape,
+                data,
+            }),
             None => Err(Error::DTypeMismatch {
                 array: String::new(),
                 stored,

@@ -11,9 +11,11 @@ use crate::format::container::{check_header, decode_trailer, HEADER_SIZE, TAIL_P
 use crate::format::footer::{Codec, CollectionFooter, DATASET_ATTRS_VARIABLE};
 use crate::format::mask::decode_mask;
 use crate::format::value::{ArrayStats, Attr};
+use crate::read::array::NdArray;
 use crate::read::cache::BlockCache;
 use crate::read::dataset::DatasetView;
 use crate::read::segment::{Loading, Segment};
+use crate::read::window::Plan;
 use crate::source::{ByteSource, SourceFuture, Tail};
 
 /// The compressed footer may not exceed this: the bound keeps a forged trailer
@@ -35,7 +37,11 @@ impl Default for ReadOptions {
     fn default() -> Self {
         Self {
             // Workers give an isolate 128 MB; leave most of it to the caller.
-            cache_bytes: if cfg!(target_arch = "wasm32") { 32 << 20 } else { 256 << 20 },
+            cache_bytes: if cfg!(target_arch = "wasm32") {
+                32 << 20
+            } else {
+                256 << 20
+            },
             max_concurrency: 6,
             coalesce_bytes: 4 << 20,
         }
@@ -81,7 +87,10 @@ impl Atlas {
     /// Opens the collection in `data` (`data.atlas`), hiding what `mask`
     /// (`deleted.mask`) lists. `None`, or a mask source that answers
     /// [`Error::NotFound`], means nothing is deleted.
-    pub async fn open(data: Arc<dyn ByteSource>, mask: Option<Arc<dyn ByteSource>>) -> Result<Atlas> {
+    pub async fn open(
+        data: Arc<dyn ByteSource>,
+        mask: Option<Arc<dyn ByteSource>>,
+    ) -> Result<Atlas> {
         Self::open_with(data, mask, ReadOptions::default()).await
     }
 
@@ -92,17 +101,18 @@ impl Atlas {
         options: ReadOptions,
     ) -> Result<Atlas> {
         // The tail and the mask are independent: one round trip for both.
-        let (tail, mask_tail) = futures_util::future::join(
-            data.read_tail(TAIL_PROBE_SIZE),
-            async {
+        let (tail, mask_tail) =
+            futures_util::future::join(data.read_tail(TAIL_PROBE_SIZE), async {
                 match &mask {
                     Some(m) => m.read_tail(TAIL_PROBE_SIZE).await.map(Some),
                     None => Ok(None),
                 }
-            },
-        )
-        .await;
-        let Tail { bytes: tail, object_size } = tail?;
+            })
+            .await;
+        let Tail {
+            bytes: tail,
+            object_size,
+        } = tail?;
         let footer_range = decode_trailer(&tail, object_size)?;
         let tail_start = object_size - tail.len() as u64;
         if tail_start == 0 {
@@ -154,11 +164,12 @@ impl Atlas {
     pub async fn open_path(dir: impl AsRef<std::path::Path>) -> Result<Atlas> {
         let dir = dir.as_ref();
         let data = Arc::new(crate::source::FileSource::open(dir.join("data.atlas"))?);
-        let mask: Option<Arc<dyn ByteSource>> = match crate::source::FileSource::open(dir.join("deleted.mask")) {
-            Ok(m) => Some(Arc::new(m)),
-            Err(Error::NotFound(_)) => None,
-            Err(e) => return Err(e),
-        };
+        let mask: Option<Arc<dyn ByteSource>> =
+            match crate::source::FileSource::open(dir.join("deleted.mask")) {
+                Ok(m) => Some(Arc::new(m)),
+                Err(Error::NotFound(_)) => None,
+                Err(e) => return Err(e),
+            };
         Self::open(data, mask).await
     }
 
@@ -193,14 +204,21 @@ impl Atlas {
         let schemas: BTreeSet<u32> = self.live().map(|(_, _, schema)| schema).collect();
         let names: BTreeSet<&str> = schemas
             .iter()
-            .flat_map(|&s| footer.schema_pool[s as usize].arrays.iter().map(|&(n, _)| footer.string(n)))
+            .flat_map(|&s| {
+                footer.schema_pool[s as usize]
+                    .arrays
+                    .iter()
+                    .map(|&(n, _)| footer.string(n))
+            })
             .collect();
         names.into_iter().map(str::to_string).collect()
     }
 
     /// A dataset by name: one hash lookup, no I/O.
     pub fn dataset(&self, name: &str) -> Result<DatasetView> {
-        let ordinal = self.ordinal_of(name).ok_or_else(|| Error::DatasetNotFound(name.to_string()))?;
+        let ordinal = self
+            .ordinal_of(name)
+            .ok_or_else(|| Error::DatasetNotFound(name.to_string()))?;
         Ok(DatasetView::new(self.clone(), ordinal))
     }
 
@@ -247,14 +265,21 @@ impl Atlas {
     /// 0.17.2 documents this rule but merges them anyway). `None` when no
     /// live dataset holds the array.
     pub async fn array_stats(&self, array: &str) -> Result<Option<ArrayStats>> {
-        let Some(segment) = self.segment_named(array).await? else { return Ok(None) };
+        let Some(segment) = self.segment_named(array).await? else {
+            return Ok(None);
+        };
         let mut merged: Option<ArrayStats> = None;
         let mut dtype = None;
         for meta in segment.arrays() {
-            let (Some(stats), true) = (&meta.stats, self.is_live_name(&meta.name)) else { continue };
+            let (Some(stats), true) = (&meta.stats, self.is_live_name(&meta.name)) else {
+                continue;
+            };
             match (&mut merged, dtype) {
                 (None, _) => {
-                    merged = Some(ArrayStats { name: array.to_string(), ..stats.clone() });
+                    merged = Some(ArrayStats {
+                        name: array.to_string(),
+                        ..stats.clone()
+                    });
                     dtype = Some(&meta.dtype);
                 }
                 (Some(acc), Some(first)) if *first == meta.dtype => acc.merge(stats),
@@ -267,7 +292,9 @@ impl Atlas {
     /// Each live dataset's statistics for one array, in write order; every
     /// entry's `name` is its dataset.
     pub async fn array_stats_by_dataset(&self, array: &str) -> Result<Vec<ArrayStats>> {
-        let Some(segment) = self.segment_named(array).await? else { return Ok(Vec::new()) };
+        let Some(segment) = self.segment_named(array).await? else {
+            return Ok(Vec::new());
+        };
         Ok(segment
             .arrays()
             .iter()
@@ -279,9 +306,15 @@ impl Atlas {
     /// One attribute over every live dataset that carries it, keyed by
     /// dataset name in ordinal order. `array` names the annotated array;
     /// `None` reads dataset-level attributes. One segment open for all.
-    pub async fn attributes_by_dataset(&self, array: Option<&str>, key: &str) -> Result<IndexMap<String, Attr>> {
+    pub async fn attributes_by_dataset(
+        &self,
+        array: Option<&str>,
+        key: &str,
+    ) -> Result<IndexMap<String, Attr>> {
         let variable = array.unwrap_or(DATASET_ATTRS_VARIABLE);
-        let Some(segment) = self.segment_named(variable).await? else { return Ok(IndexMap::new()) };
+        let Some(segment) = self.segment_named(variable).await? else {
+            return Ok(IndexMap::new());
+        };
         Ok(self
             .live()
             .filter_map(|(_, name, _)| {
@@ -289,6 +322,55 @@ impl Atlas {
                 Some((name.to_string(), segment.attribute(meta, key)?))
             })
             .collect())
+    }
+
+    /// Reads one window (`start`, `shape`; both empty: whole arrays) of one
+    /// array from every live dataset that declares it, as one plan: a block
+    /// that neighbouring datasets share is fetched once, adjacent blocks in
+    /// one request, several requests at a time. Answers in ordinal order.
+    pub async fn read_across(
+        &self,
+        array: &str,
+        start: &[u64],
+        shape: &[u64],
+    ) -> Result<Vec<(String, NdArray)>> {
+        let Some(segment) = self.segment_named(array).await? else {
+            return Ok(Vec::new());
+        };
+        let mut plans = Vec::new();
+        for (_, name, _) in self.live() {
+            let Some(declared) = self
+                .dataset(name)?
+                .array_meta(array)
+                .map(|m| m.dtype().clone())
+            else {
+                continue;
+            };
+            let meta = segment.array(name).ok_or_else(|| {
+                Error::corrupt(format!(
+                    "'{name}' declares '{array}' but its segment has no entry for it"
+                ))
+            })?;
+            if meta.dtype != declared {
+                return Err(Error::corrupt(format!(
+                    "the footer declares '{array}' of '{name}' as {declared}, its segment stores {}",
+                    meta.dtype
+                )));
+            }
+            let plan = Plan::new(meta, start, shape).map_err(|e| match e {
+                Error::OutOfBounds(m) => Error::OutOfBounds(format!("dataset '{name}': {m}")),
+                other => other,
+            })?;
+            plans.push((name, meta, plan));
+        }
+        let ids: BTreeSet<u32> = plans.iter().flat_map(|(_, _, p)| p.block_ids()).collect();
+        let blocks = segment
+            .load_blocks(&self.shared, &ids.into_iter().collect::<Vec<_>>())
+            .await?;
+        plans
+            .into_iter()
+            .map(|(name, meta, plan)| Ok((name.to_string(), plan.assemble(meta, &blocks)?)))
+            .collect()
     }
 
     /// `(ordinal, name, schema)` of each live dataset.
@@ -323,14 +405,21 @@ impl Atlas {
     /// Opens a segment once per handle; concurrent callers share the open.
     pub(crate) async fn segment(&self, variable: u32) -> Result<Arc<Segment>> {
         let slot = {
-            let mut segments = self.shared.segments.lock().unwrap_or_else(|p| p.into_inner());
+            let mut segments = self
+                .shared
+                .segments
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
             segments
                 .entry(variable)
                 .or_insert_with(|| {
                     let shared = self.shared.clone();
                     let datasets = self.datasets_declaring(variable);
-                    let open: SourceFuture<'static, Arc<Segment>> =
-                        Box::pin(async move { Segment::open(&shared, variable, datasets).await.map(Arc::new) });
+                    let open: SourceFuture<'static, Arc<Segment>> = Box::pin(async move {
+                        Segment::open(&shared, variable, datasets)
+                            .await
+                            .map(Arc::new)
+                    });
                     open.shared()
                 })
                 .clone()
@@ -338,7 +427,11 @@ impl Atlas {
         let result = slot.await;
         if result.is_err() {
             // Let a later call try again (a network error may pass).
-            self.shared.segments.lock().unwrap_or_else(|p| p.into_inner()).remove(&variable);
+            self.shared
+                .segments
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&variable);
         }
         result
     }
@@ -357,7 +450,11 @@ impl Atlas {
             .filter(|(s, _)| s.arrays.iter().any(|&(n, _)| n == name))
             .map(|(_, count)| count)
             .sum::<u64>()
-            .max(if footer.string(name) == DATASET_ATTRS_VARIABLE { footer.datasets.len() as u64 } else { 0 })
+            .max(if footer.string(name) == DATASET_ATTRS_VARIABLE {
+                footer.datasets.len() as u64
+            } else {
+                0
+            })
     }
 }
 

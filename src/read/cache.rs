@@ -27,7 +27,10 @@ pub(crate) struct BlockCache {
 
 impl BlockCache {
     pub(crate) fn new(capacity: u64) -> Self {
-        Self { capacity, state: Mutex::new(State::default()) }
+        Self {
+            capacity,
+            state: Mutex::new(State::default()),
+        }
     }
 
     pub(crate) fn get(&self, key: BlockKey) -> Option<Arc<[u8]>> {
@@ -48,13 +51,21 @@ impl BlockCache {
         let mut state = self.lock();
         state.clock += 1;
         let now = state.clock;
-        if let Some(old) = state.entries.insert(key, Entry { bytes, last_used: now }) {
+        if let Some(old) = state.entries.insert(
+            key,
+            Entry {
+                bytes,
+                last_used: now,
+            },
+        ) {
             state.held -= old.bytes.len() as u64;
         }
         state.held += size;
         // Blocks are large and few, so a scan for the oldest is cheap.
         while state.held > self.capacity {
-            let Some((&oldest, _)) = state.entries.iter().min_by_key(|(_, e)| e.last_used) else { break };
+            let Some((&oldest, _)) = state.entries.iter().min_by_key(|(_, e)| e.last_used) else {
+                break;
+            };
             if let Some(e) = state.entries.remove(&oldest) {
                 state.held -= e.bytes.len() as u64;
             }
@@ -86,6 +97,9 @@ mod tests {
         assert!(cache.get((0, 0)).is_some() && cache.get((1, 0)).is_some());
         assert_eq!(cache.held(), 8);
         cache.insert((9, 9), vec![0; 11].into());
-        assert!(cache.get((9, 9)).is_none(), "a block over the budget is not kept");
+        assert!(
+            cache.get((9, 9)).is_none(),
+            "a block over the budget is not kept"
+        );
     }
 }

@@ -66,25 +66,44 @@ impl<'a> SchemaView<'a> {
     /// Arrays in definition order.
     pub fn arrays(&self) -> impl ExactSizeIterator<Item = ArrayMetaView<'a>> + 'a {
         let (footer, schema) = (self.footer, self.schema);
-        (0..schema.arrays.len()).map(move |position| ArrayMetaView { footer, schema, position })
+        (0..schema.arrays.len()).map(move |position| ArrayMetaView {
+            footer,
+            schema,
+            position,
+        })
     }
 
     /// Array names in definition order.
     pub fn names(&self) -> impl ExactSizeIterator<Item = &'a str> + 'a {
         let footer = self.footer;
-        self.schema.arrays.iter().map(move |&(n, _)| footer.string(n))
+        self.schema
+            .arrays
+            .iter()
+            .map(move |&(n, _)| footer.string(n))
     }
 
     /// One array by name.
     pub fn get(&self, array: &str) -> Option<ArrayMetaView<'a>> {
-        let position = self.schema.arrays.iter().position(|&(n, _)| self.footer.string(n) == array)?;
-        Some(ArrayMetaView { footer: self.footer, schema: self.schema, position })
+        let position = self
+            .schema
+            .arrays
+            .iter()
+            .position(|&(n, _)| self.footer.string(n) == array)?;
+        Some(ArrayMetaView {
+            footer: self.footer,
+            schema: self.schema,
+            position,
+        })
     }
 
     /// Dataset-level attribute keys with their types, in the order they were set.
     pub fn attributes(&self) -> Vec<(&'a str, &'a DType)> {
         let footer = self.footer;
-        self.schema.attrs.iter().map(|&(k, d)| (footer.string(k), footer.dtype(d))).collect()
+        self.schema
+            .attrs
+            .iter()
+            .map(|&(k, d)| (footer.string(k), footer.dtype(d)))
+            .collect()
     }
 
     /// Dataset-level attribute keys.
@@ -94,7 +113,10 @@ impl<'a> SchemaView<'a> {
 
     /// The declared type of a dataset-level attribute.
     pub fn attribute_dtype(&self, key: &str) -> Option<&'a DType> {
-        self.attributes().into_iter().find(|(k, _)| *k == key).map(|(_, d)| d)
+        self.attributes()
+            .into_iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, d)| d)
     }
 }
 
@@ -127,7 +149,10 @@ impl<'a> ArrayMetaView<'a> {
             .array_attrs
             .iter()
             .filter(|(p, _)| *p as usize == self.position)
-            .flat_map(|(_, keys)| keys.iter().map(|&(k, d)| (footer.string(k), footer.dtype(d))))
+            .flat_map(|(_, keys)| {
+                keys.iter()
+                    .map(|&(k, d)| (footer.string(k), footer.dtype(d)))
+            })
             .collect()
     }
 
@@ -144,7 +169,12 @@ impl DatasetView {
 
     /// The dataset's name.
     pub fn name(&self) -> &str {
-        self.atlas.shared.footer.datasets.get_index(self.ordinal as usize).map_or("", |(n, _)| n.as_str())
+        self.atlas
+            .shared
+            .footer
+            .datasets
+            .get_index(self.ordinal as usize)
+            .map_or("", |(n, _)| n.as_str())
     }
 
     /// Its position in the container, stable for the container's life.
@@ -155,8 +185,14 @@ impl DatasetView {
     /// What it declares. No I/O.
     pub fn schema(&self) -> SchemaView<'_> {
         let footer = &self.atlas.shared.footer;
-        let schema_index = footer.datasets.get_index(self.ordinal as usize).map_or(0, |(_, &s)| s);
-        SchemaView { footer, schema: &footer.schema_pool[schema_index as usize] }
+        let schema_index = footer
+            .datasets
+            .get_index(self.ordinal as usize)
+            .map_or(0, |(_, &s)| s);
+        SchemaView {
+            footer,
+            schema: &footer.schema_pool[schema_index as usize],
+        }
     }
 
     /// Array names in definition order.
@@ -188,7 +224,10 @@ impl DatasetView {
             return Ok(None);
         }
         let (segment, index) = self.stored(array).await?;
-        Ok(segment.arrays()[index].stats.clone().map(|s| ArrayStats { name: array.to_string(), ..s }))
+        Ok(segment.arrays()[index].stats.clone().map(|s| ArrayStats {
+            name: array.to_string(),
+            ..s
+        }))
     }
 
     /// Dataset-level attributes in the order they were set. Costs nothing when the schema declares none.
@@ -205,12 +244,17 @@ impl DatasetView {
         if self.schema().attribute_dtype(key).is_none() {
             return Ok(None);
         }
-        Ok(self.resolve(DATASET_ATTRS_VARIABLE, &[key]).await?.shift_remove(key))
+        Ok(self
+            .resolve(DATASET_ATTRS_VARIABLE, &[key])
+            .await?
+            .shift_remove(key))
     }
 
     /// One array's attributes in the order they were set; empty for an undeclared array.
     pub async fn array_attributes(&self, array: &str) -> Result<IndexMap<String, Attr>> {
-        let Some(meta) = self.array_meta(array) else { return Ok(IndexMap::new()) };
+        let Some(meta) = self.array_meta(array) else {
+            return Ok(IndexMap::new());
+        };
         let keys = meta.attribute_names();
         if keys.is_empty() {
             return Ok(IndexMap::new());
@@ -220,7 +264,9 @@ impl DatasetView {
 
     /// One attribute of one array.
     pub async fn get_array_attribute(&self, array: &str, key: &str) -> Result<Option<Attr>> {
-        let declared = self.array_meta(array).is_some_and(|m| m.attribute_names().contains(&key));
+        let declared = self
+            .array_meta(array)
+            .is_some_and(|m| m.attribute_names().contains(&key));
         if !declared {
             return Ok(None);
         }
@@ -250,8 +296,17 @@ impl DatasetView {
     }
 
     /// [`read_array`](Self::read_array) for a caller who knows the type.
-    pub async fn read_array_as<T: Element>(&self, array: &str, start: &[u64], shape: &[u64]) -> Result<TypedArray<T>> {
-        let declared = self.array_meta(array).ok_or_else(|| self.not_found(array))?.dtype().clone();
+    pub async fn read_array_as<T: Element>(
+        &self,
+        array: &str,
+        start: &[u64],
+        shape: &[u64],
+    ) -> Result<TypedArray<T>> {
+        let declared = self
+            .array_meta(array)
+            .ok_or_else(|| self.not_found(array))?
+            .dtype()
+            .clone();
         if declared != T::DTYPE {
             return Err(Error::DTypeMismatch {
                 array: array.to_string(),
@@ -264,7 +319,11 @@ impl DatasetView {
 
     /// The segment holding `variable` and the index of this dataset's array in it.
     async fn stored(&self, variable: &str) -> Result<(Arc<Segment>, usize)> {
-        let segment = self.atlas.segment_named(variable).await?.ok_or_else(|| self.not_found(variable))?;
+        let segment = self
+            .atlas
+            .segment_named(variable)
+            .await?
+            .ok_or_else(|| self.not_found(variable))?;
         let index = segment
             .arrays()
             .iter()
@@ -274,8 +333,12 @@ impl DatasetView {
     }
 
     async fn resolve(&self, variable: &str, keys: &[&str]) -> Result<IndexMap<String, Attr>> {
-        let Some(segment) = self.atlas.segment_named(variable).await? else { return Ok(IndexMap::new()) };
-        let Some(meta) = segment.array(self.name()) else { return Ok(IndexMap::new()) };
+        let Some(segment) = self.atlas.segment_named(variable).await? else {
+            return Ok(IndexMap::new());
+        };
+        let Some(meta) = segment.array(self.name()) else {
+            return Ok(IndexMap::new());
+        };
         Ok(keys
             .iter()
             .filter_map(|&k| Some((k.to_string(), segment.attribute(meta, k)?)))
@@ -283,6 +346,9 @@ impl DatasetView {
     }
 
     fn not_found(&self, array: &str) -> Error {
-        Error::ArrayNotFound { dataset: self.name().to_string(), array: array.to_string() }
+        Error::ArrayNotFound {
+            dataset: self.name().to_string(),
+            array: array.to_string(),
+        }
     }
 }

@@ -48,29 +48,52 @@ impl Segment {
         let probe_len = if len <= READ_WHOLE_BELOW {
             len
         } else {
-            (MIN_PROBE + datasets.saturating_mul(FOOTER_BYTES_PER_DATASET)).min(MAX_PROBE).min(len)
+            (MIN_PROBE + datasets.saturating_mul(FOOTER_BYTES_PER_DATASET))
+                .min(MAX_PROBE)
+                .min(len)
         };
         let probe_start = len - probe_len;
-        let tail = inner.data.read_range(offset + probe_start..offset + len).await?;
+        let tail = inner
+            .data
+            .read_range(offset + probe_start..offset + len)
+            .await?;
         let footer_range = decode_segment_trailer(&tail, len)?;
         let footer_bytes = if footer_range.start >= probe_start {
             let from = (footer_range.start - probe_start) as usize;
             tail[from..from + (footer_range.end - footer_range.start) as usize].to_vec()
         } else {
             // The footer outgrew the probe: fetch only what is missing.
-            let mut head = inner.data.read_range(offset + footer_range.start..offset + probe_start).await?;
+            let mut head = inner
+                .data
+                .read_range(offset + footer_range.start..offset + probe_start)
+                .await?;
             head.extend_from_slice(&tail[..(footer_range.end - probe_start) as usize]);
             head
         };
         let footer = decode_segment_footer(&footer_bytes)?;
         footer.validate(footer_range.start)?;
-        let probe = (probe_start < footer_range.start).then(|| (probe_start, Arc::<[u8]>::from(tail)));
+        let probe =
+            (probe_start < footer_range.start).then(|| (probe_start, Arc::<[u8]>::from(tail)));
         Self::from_footer(variable, offset, footer, probe)
     }
 
-    fn from_footer(variable: u32, offset: u64, footer: SegmentFooter, probe: Option<(u64, Arc<[u8]>)>) -> Result<Self> {
-        let values = footer.values.iter().map(|v| v.decode(&footer.strings)).collect::<Result<Vec<_>>>()?;
-        let by_name = footer.arrays.iter().enumerate().map(|(i, a)| (a.name.clone(), i)).collect();
+    fn from_footer(
+        variable: u32,
+        offset: u64,
+        footer: SegmentFooter,
+        probe: Option<(u64, Arc<[u8]>)>,
+    ) -> Result<Self> {
+        let values = footer
+            .values
+            .iter()
+            .map(|v| v.decode(&footer.strings))
+            .collect::<Result<Vec<_>>>()?;
+        let by_name = footer
+            .arrays
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.name.clone(), i))
+            .collect();
         Ok(Segment {
             variable,
             offset,
@@ -105,7 +128,11 @@ impl Segment {
     /// The decompressed blocks `ids`, from the cache, from a load already under
     /// way, or fetched now: adjacent blocks in one range read, up to
     /// `concurrency` reads at a time.
-    pub(crate) async fn load_blocks(self: &Arc<Self>, inner: &Arc<Inner>, ids: &[u32]) -> Result<HashMap<u32, Arc<[u8]>>> {
+    pub(crate) async fn load_blocks(
+        self: &Arc<Self>,
+        inner: &Arc<Inner>,
+        ids: &[u32],
+    ) -> Result<HashMap<u32, Arc<[u8]>>> {
         let mut ready = HashMap::with_capacity(ids.len());
         let mut waits: Vec<(u32, SharedBlock)> = Vec::new();
         {
@@ -136,7 +163,12 @@ impl Segment {
                             let (start, end) = slices[position];
                             let block = &this.blocks[id as usize];
                             let compressed = &bytes[start..end];
-                            let bytes: Arc<[u8]> = decompress_block(&block.codec, compressed, block.uncompressed_size)?.into();
+                            let bytes: Arc<[u8]> = decompress_block(
+                                &block.codec,
+                                compressed,
+                                block.uncompressed_size,
+                            )?
+                            .into();
                             Ok::<_, Error>(bytes)
                         }
                         .await;
@@ -144,7 +176,11 @@ impl Segment {
                         if let Ok(bytes) = &result {
                             inner.cache.insert(key, bytes.clone());
                         }
-                        inner.loading.lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
+                        inner
+                            .loading
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .remove(&key);
                         result
                     });
                     let shared = load.shared();
@@ -164,12 +200,23 @@ impl Segment {
     }
 
     /// One range read covering `group`, served from the open's probe when it covers it.
-    fn fetch_group(self: &Arc<Self>, inner: &Arc<Inner>, group: &[&BlockMeta]) -> SourceFuture<'static, (Arc<[u8]>, Vec<(usize, usize)>)> {
+    fn fetch_group(
+        self: &Arc<Self>,
+        inner: &Arc<Inner>,
+        group: &[&BlockMeta],
+    ) -> SourceFuture<'static, (Arc<[u8]>, Vec<(usize, usize)>)> {
         let start = group[0].file_offset;
-        let end = group.last().map_or(start, |b| b.file_offset + b.compressed_size);
+        let end = group
+            .last()
+            .map_or(start, |b| b.file_offset + b.compressed_size);
         let slices: Vec<(usize, usize)> = group
             .iter()
-            .map(|b| ((b.file_offset - start) as usize, (b.file_offset - start + b.compressed_size) as usize))
+            .map(|b| {
+                (
+                    (b.file_offset - start) as usize,
+                    (b.file_offset - start + b.compressed_size) as usize,
+                )
+            })
             .collect();
         let this = self.clone();
         let inner = inner.clone();
@@ -181,7 +228,10 @@ impl Segment {
                     return Ok((Arc::<[u8]>::from(&bytes[from..to]), slices));
                 }
             }
-            let bytes = inner.data.read_range(this.offset + start..this.offset + end).await?;
+            let bytes = inner
+                .data
+                .read_range(this.offset + start..this.offset + end)
+                .await?;
             Ok((Arc::<[u8]>::from(bytes), slices))
         })
     }
@@ -201,7 +251,9 @@ fn coalesce<'a>(blocks: &[&'a BlockMeta], limit: u64) -> Vec<Vec<&'a BlockMeta>>
     for &block in blocks {
         if let Some(group) = groups.last_mut() {
             let last = group[group.len() - 1];
-            if last.file_offset + last.compressed_size == block.file_offset && size + block.compressed_size <= limit {
+            if last.file_offset + last.compressed_size == block.file_offset
+                && size + block.compressed_size <= limit
+            {
                 group.push(block);
                 size += block.compressed_size;
                 continue;

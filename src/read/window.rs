@@ -1,7 +1,7 @@
 //! Reading a window of one array: which chunks it touches, which blocks hold
 //! them, and how their elements land in C order in the answer.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -20,62 +20,106 @@ pub(crate) async fn read_window(
     start: &[u64],
     shape: &[u64],
 ) -> Result<NdArray> {
-    let window = Window::new(meta, start, shape)?;
-    let count = window.element_count()?;
-    let chunks = window.chunks(meta);
-    let block_ids: Vec<u32> = chunks
-        .iter()
-        .map(|(_, a)| a.block_id.0)
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    let blocks = segment.load_blocks(inner, &block_ids).await?;
-    let chunk_bytes = |address: &ChunkAddress| {
-        let block = &blocks[&address.block_id.0];
-        let from = address.offset as usize;
-        &block[from..from + address.size as usize]
-    };
+    let plan = Plan::new(meta, start, shape)?;
+    let blocks = segment.load_blocks(inner, &plan.block_ids()).await?;
+    plan.assemble(meta, &blocks)
+}
 
-    let data = match meta.dtype.element_size() {
-        Some(size) if !matches!(meta.dtype, DType::FixedSizeList { .. }) => {
-            let total = count.checked_mul(size as u64).ok_or_else(|| too_large(&window))?;
-            let mut out = try_alloc_filled(total, &fill_pattern(&meta.dtype, meta.fill_value.as_ref()))?;
-            for (coord, address) in &chunks {
-                let bytes = chunk_bytes(address);
-                let stored = window.stored_dims(meta, coord, bytes.len() as u64, |n| n * size as u64)?;
-                window.for_each_run(meta, coord, &stored, |src, dst, run| {
-                    let (src, dst, run) = (src * size, dst * size, run * size);
-                    out[dst..dst + run].copy_from_slice(&bytes[src..src + run]);
-                });
+/// Which written chunks a window touches; `assemble` turns their blocks into the answer.
+pub(crate) struct Plan {
+    window: Window,
+    count: u64,
+    chunks: Vec<(Vec<u32>, ChunkAddress)>,
+}
+
+impl Plan {
+    pub(crate) fn new(meta: &ArrayMeta, start: &[u64], shape: &[u64]) -> Result<Plan> {
+        let window = Window::new(meta, start, shape)?;
+        let count = window.element_count()?;
+        let chunks = window
+            .chunks(meta)
+            .into_iter()
+            .map(|(c, a)| (c, a.clone()))
+            .collect();
+        Ok(Plan {
+            window,
+            count,
+            chunks,
+        })
+    }
+
+    /// The blocks holding the touched chunks, each once.
+    pub(crate) fn block_ids(&self) -> Vec<u32> {
+        let ids: BTreeSet<u32> = self.chunks.iter().map(|(_, a)| a.block_id.0).collect();
+        ids.into_iter().collect()
+    }
+
+    /// Builds the answer from decompressed blocks (which must include `block_ids`).
+    pub(crate) fn assemble(
+        &self,
+        meta: &ArrayMeta,
+        blocks: &HashMap<u32, Arc<[u8]>>,
+    ) -> Result<NdArray> {
+        let (window, count, chunks) = (&self.window, self.count, &self.chunks);
+        let chunk_bytes = |address: &ChunkAddress| {
+            let block = &blocks[&address.block_id.0];
+            let from = address.offset as usize;
+            &block[from..from + address.size as usize]
+        };
+        let data = match meta.dtype.element_size() {
+            Some(size) if !matches!(meta.dtype, DType::FixedSizeList { .. }) => {
+                let total = count
+                    .checked_mul(size as u64)
+                    .ok_or_else(|| too_large(window))?;
+                let mut out =
+                    try_alloc_filled(total, &fill_pattern(&meta.dtype, meta.fill_value.as_ref()))?;
+                for (coord, address) in chunks {
+                    let bytes = chunk_bytes(address);
+                    let stored =
+                        window.stored_dims(meta, coord, bytes.len() as u64, |n| n * size as u64)?;
+                    window.for_each_run(meta, coord, &stored, |src, dst, run| {
+                        let (src, dst, run) = (src * size, dst * size, run * size);
+                        out[dst..dst + run].copy_from_slice(&bytes[src..src + run]);
+                    });
+                }
+                ArrayData::from_le_bytes(&meta.dtype, &out)?
             }
-            ArrayData::from_le_bytes(&meta.dtype, &out)?
-        }
-        _ if matches!(meta.dtype, DType::String | DType::Binary) => {
-            let mut out: Vec<&[u8]> = Vec::new();
-            out.try_reserve_exact(count as usize).map_err(|_| too_large(&window))?;
-            // array-format reads an unwritten string or binary cell as empty, whatever the fill.
-            out.resize(count as usize, &[]);
-            for (coord, address) in &chunks {
-                let bytes = chunk_bytes(address);
-                let (stored, items) = window.stored_items(meta, coord, bytes)?;
-                window.for_each_run(meta, coord, &stored, |src, dst, run| {
-                    out[dst..dst + run].copy_from_slice(&items[src..src + run]);
-                });
+            _ if matches!(meta.dtype, DType::String | DType::Binary) => {
+                let mut out: Vec<&[u8]> = Vec::new();
+                out.try_reserve_exact(count as usize)
+                    .map_err(|_| too_large(window))?;
+                // array-format reads an unwritten string or binary cell as empty, whatever the fill.
+                out.resize(count as usize, &[]);
+                for (coord, address) in chunks {
+                    let bytes = chunk_bytes(address);
+                    let (stored, items) = window.stored_items(meta, coord, bytes)?;
+                    window.for_each_run(meta, coord, &stored, |src, dst, run| {
+                        out[dst..dst + run].copy_from_slice(&items[src..src + run]);
+                    });
+                }
+                if meta.dtype == DType::String {
+                    ArrayData::String(
+                        out.into_iter()
+                            .map(|b| String::from_utf8_lossy(b).into_owned())
+                            .collect(),
+                    )
+                } else {
+                    ArrayData::Binary(out.into_iter().map(<[u8]>::to_vec).collect())
+                }
             }
-            if meta.dtype == DType::String {
-                ArrayData::String(out.into_iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect())
-            } else {
-                ArrayData::Binary(out.into_iter().map(<[u8]>::to_vec).collect())
+            _ => {
+                return Err(Error::InvalidArgument(format!(
+                    "reading {} arrays is not supported",
+                    meta.dtype
+                )))
             }
-        }
-        _ => {
-            return Err(Error::InvalidArgument(format!(
-                "reading {} arrays is not supported",
-                meta.dtype
-            )))
-        }
-    };
-    Ok(NdArray { dtype: meta.dtype.clone(), shape: window.shape.clone(), data })
+        };
+        Ok(NdArray {
+            dtype: meta.dtype.clone(),
+            shape: window.shape.clone(),
+            data,
+        })
+    }
 }
 
 struct Window {
@@ -87,7 +131,10 @@ impl Window {
     fn new(meta: &ArrayMeta, start: &[u64], shape: &[u64]) -> Result<Window> {
         let full: Vec<u64> = meta.shape.iter().map(|&s| s as u64).collect();
         if start.is_empty() && shape.is_empty() {
-            return Ok(Window { start: vec![0; full.len()], shape: full });
+            return Ok(Window {
+                start: vec![0; full.len()],
+                shape: full,
+            });
         }
         if start.len() != full.len() || shape.len() != full.len() {
             return Err(Error::OutOfBounds(format!(
@@ -96,17 +143,26 @@ impl Window {
             )));
         }
         for axis in 0..full.len() {
-            if start[axis].checked_add(shape[axis]).is_none_or(|end| end > full[axis]) {
+            if start[axis]
+                .checked_add(shape[axis])
+                .is_none_or(|end| end > full[axis])
+            {
                 return Err(Error::OutOfBounds(format!(
                     "a window of start {start:?} and shape {shape:?} reaches past an array of shape {full:?} on axis {axis}"
                 )));
             }
         }
-        Ok(Window { start: start.to_vec(), shape: shape.to_vec() })
+        Ok(Window {
+            start: start.to_vec(),
+            shape: shape.to_vec(),
+        })
     }
 
     fn element_count(&self) -> Result<u64> {
-        self.shape.iter().try_fold(1u64, |n, &s| n.checked_mul(s)).ok_or_else(|| too_large(self))
+        self.shape
+            .iter()
+            .try_fold(1u64, |n, &s| n.checked_mul(s))
+            .ok_or_else(|| too_large(self))
     }
 
     /// Written chunks that overlap the window, with their addresses.
@@ -125,14 +181,27 @@ impl Window {
         // Walk the chunk table rather than the grid when the grid is larger,
         // so a huge sparse array costs its written chunks, not its extent.
         let grid: u64 = ranges.iter().map(|&(a, b)| (b - a + 1) as u64).product();
-        let inside = |coord: &[u32]| coord.iter().zip(&ranges).all(|(&c, &(a, b))| a <= c && c <= b);
+        let inside = |coord: &[u32]| {
+            coord
+                .iter()
+                .zip(&ranges)
+                .all(|(&c, &(a, b))| a <= c && c <= b)
+        };
         if grid as usize > meta.chunks.len() {
-            return meta.chunks.iter().filter(|e| inside(&e.coord)).map(|e| (e.coord.clone(), &e.address)).collect();
+            return meta
+                .chunks
+                .iter()
+                .filter(|e| inside(&e.coord))
+                .map(|e| (e.coord.clone(), &e.address))
+                .collect();
         }
         let mut found = Vec::new();
         let mut coord: Vec<u32> = ranges.iter().map(|&(a, _)| a).collect();
         loop {
-            if let Ok(i) = meta.chunks.binary_search_by(|e| e.coord.as_slice().cmp(&coord)) {
+            if let Ok(i) = meta
+                .chunks
+                .binary_search_by(|e| e.coord.as_slice().cmp(&coord))
+            {
                 found.push((coord.clone(), &meta.chunks[i].address));
             }
             let mut axis = coord.len();
@@ -152,7 +221,13 @@ impl Window {
 
     /// The dims a chunk's bytes are laid out in: clipped to the array at its
     /// edges (how array-format writes) or, leniently, the full chunk shape.
-    fn stored_dims(&self, meta: &ArrayMeta, coord: &[u32], stored: u64, bytes_of: impl Fn(u64) -> u64) -> Result<Vec<u64>> {
+    fn stored_dims(
+        &self,
+        meta: &ArrayMeta,
+        coord: &[u32],
+        stored: u64,
+        bytes_of: impl Fn(u64) -> u64,
+    ) -> Result<Vec<u64>> {
         let clipped = clipped_dims(meta, coord);
         let padded: Vec<u64> = meta.chunk_shape.iter().map(|&c| c as u64).collect();
         for dims in [clipped, padded] {
@@ -167,7 +242,12 @@ impl Window {
     }
 
     /// Splits a variable-length chunk into its items: `(N + 1)` u32 offsets, then the bytes.
-    fn stored_items<'b>(&self, meta: &ArrayMeta, coord: &[u32], bytes: &'b [u8]) -> Result<(Vec<u64>, Vec<&'b [u8]>)> {
+    fn stored_items<'b>(
+        &self,
+        meta: &ArrayMeta,
+        coord: &[u32],
+        bytes: &'b [u8],
+    ) -> Result<(Vec<u64>, Vec<&'b [u8]>)> {
         let clipped = clipped_dims(meta, coord);
         let padded: Vec<u64> = meta.chunk_shape.iter().map(|&c| c as u64).collect();
         for dims in [clipped, padded] {
@@ -175,21 +255,36 @@ impl Window {
                 return Ok((dims, items));
             }
         }
-        Err(Error::corrupt(format!("chunk {coord:?} of '{}' has a broken offset table", meta.name)))
+        Err(Error::corrupt(format!(
+            "chunk {coord:?} of '{}' has a broken offset table",
+            meta.name
+        )))
     }
 
     /// Calls `copy(src, dst, run)` for each contiguous run of elements that
     /// the chunk at `coord` (laid out in `stored` dims) gives the window.
-    fn for_each_run(&self, meta: &ArrayMeta, coord: &[u32], stored: &[u64], mut copy: impl FnMut(usize, usize, usize)) {
+    fn for_each_run(
+        &self,
+        meta: &ArrayMeta,
+        coord: &[u32],
+        stored: &[u64],
+        mut copy: impl FnMut(usize, usize, usize),
+    ) {
         let rank = self.shape.len();
         if rank == 0 {
             copy(0, 0, 1);
             return;
         }
-        let origin: Vec<u64> = (0..rank).map(|a| coord[a] as u64 * meta.chunk_shape[a] as u64).collect();
+        let origin: Vec<u64> = (0..rank)
+            .map(|a| coord[a] as u64 * meta.chunk_shape[a] as u64)
+            .collect();
         let lo: Vec<u64> = (0..rank).map(|a| origin[a].max(self.start[a])).collect();
         let hi: Vec<u64> = (0..rank)
-            .map(|a| (origin[a] + stored[a]).min(self.start[a] + self.shape[a]).min(meta.shape[a] as u64))
+            .map(|a| {
+                (origin[a] + stored[a])
+                    .min(self.start[a] + self.shape[a])
+                    .min(meta.shape[a] as u64)
+            })
             .collect();
         if (0..rank).any(|a| lo[a] >= hi[a]) {
             return;
@@ -199,8 +294,12 @@ impl Window {
         let run = (hi[rank - 1] - lo[rank - 1]) as usize;
         let mut index = lo.clone();
         loop {
-            let src: u64 = (0..rank).map(|a| (index[a] - origin[a]) * src_strides[a]).sum();
-            let dst: u64 = (0..rank).map(|a| (index[a] - self.start[a]) * dst_strides[a]).sum();
+            let src: u64 = (0..rank)
+                .map(|a| (index[a] - origin[a]) * src_strides[a])
+                .sum();
+            let dst: u64 = (0..rank)
+                .map(|a| (index[a] - self.start[a]) * dst_strides[a])
+                .sum();
             copy(src as usize, dst as usize, run);
             // Advance every axis but the last, odometer-style.
             let mut axis = rank - 1;
@@ -244,7 +343,9 @@ fn split_offsets(bytes: &[u8], n: u64) -> Option<Vec<&[u8]>> {
         return None;
     }
     let values = &bytes[table as usize..];
-    let offset = |i: usize| u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().expect("4 bytes")) as usize;
+    let offset = |i: usize| {
+        u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().expect("4 bytes")) as usize
+    };
     if offset(n as usize) != values.len() {
         return None;
     }
@@ -314,7 +415,8 @@ fn fill_pattern(dtype: &DType, fill: Option<&FillValue>) -> Vec<u8> {
 fn try_alloc_filled(len: u64, pattern: &[u8]) -> Result<Vec<u8>> {
     let len = usize::try_from(len).map_err(|_| Error::TooLarge(format!("{len} bytes")))?;
     let mut out = Vec::new();
-    out.try_reserve_exact(len).map_err(|_| Error::TooLarge(format!("an answer of {len} bytes")))?;
+    out.try_reserve_exact(len)
+        .map_err(|_| Error::TooLarge(format!("an answer of {len} bytes")))?;
     if pattern.iter().all(|&b| b == 0) {
         out.resize(len, 0);
     } else {
@@ -326,5 +428,8 @@ fn try_alloc_filled(len: u64, pattern: &[u8]) -> Result<Vec<u8>> {
 }
 
 fn too_large(window: &Window) -> Error {
-    Error::TooLarge(format!("a window of shape {:?} does not fit in memory", window.shape))
+    Error::TooLarge(format!(
+        "a window of shape {:?} does not fit in memory",
+        window.shape
+    ))
 }

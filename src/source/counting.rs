@@ -52,7 +52,10 @@ pub struct CountingSource<S> {
 impl<S: ByteSource> CountingSource<S> {
     /// Wraps `inner`; read the counts through [`log`](Self::log).
     pub fn new(inner: S) -> Self {
-        Self { inner, log: RequestLog::default() }
+        Self {
+            inner,
+            log: RequestLog::default(),
+        }
     }
 
     /// A handle to the log that stays valid after the source moves.
@@ -63,7 +66,8 @@ impl<S: ByteSource> CountingSource<S> {
 
 impl<S: ByteSource> ByteSource for CountingSource<S> {
     fn read_range(&self, range: Range<u64>) -> SourceFuture<'_, Vec<u8>> {
-        self.log.push(range.start, range.end.saturating_sub(range.start));
+        self.log
+            .push(range.start, range.end.saturating_sub(range.start));
         self.inner.read_range(range)
     }
 
@@ -71,7 +75,9 @@ impl<S: ByteSource> ByteSource for CountingSource<S> {
         Box::pin(async move {
             let tail = self.inner.read_tail(len).await;
             match &tail {
-                Ok(t) => self.log.push(t.object_size - t.bytes.len() as u64, t.bytes.len() as u64),
+                Ok(t) => self
+                    .log
+                    .push(t.object_size - t.bytes.len() as u64, t.bytes.len() as u64),
                 Err(_) => self.log.push(0, 0),
             }
             tail

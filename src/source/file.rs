@@ -30,7 +30,10 @@ impl FileSource {
         let mut buf = vec![0u8; (range.end - range.start) as usize];
         read_at(&self.file, &mut buf, range.start).map_err(|e| {
             if e.kind() == std::io::ErrorKind::UnexpectedEof {
-                Error::ObjectChanged(format!("{} is shorter than when it was opened", self.path.display()))
+                Error::ObjectChanged(format!(
+                    "{} is shorter than when it was opened",
+                    self.path.display()
+                ))
             } else {
                 with_path(e, &self.path)
             }
@@ -77,9 +80,10 @@ impl ByteSource for FileSource {
 
     fn read_tail(&self, len: u64) -> SourceFuture<'_, Tail> {
         let start = self.size - len.min(self.size);
-        let result = self
-            .read_exact_at(start..self.size)
-            .map(|bytes| Tail { bytes, object_size: self.size });
+        let result = self.read_exact_at(start..self.size).map(|bytes| Tail {
+            bytes,
+            object_size: self.size,
+        });
         Box::pin(async move { result })
     }
 

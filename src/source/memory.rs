@@ -14,7 +14,9 @@ pub struct MemorySource {
 impl MemorySource {
     /// Wraps `bytes` as an object.
     pub fn new(bytes: impl Into<Arc<[u8]>>) -> Self {
-        Self { bytes: bytes.into() }
+        Self {
+            bytes: bytes.into(),
+        }
     }
 
     /// The object's bytes.
@@ -33,7 +35,10 @@ impl ByteSource for MemorySource {
     fn read_tail(&self, len: u64) -> SourceFuture<'_, Tail> {
         let size = self.bytes.len() as u64;
         let start = size - len.min(size);
-        let tail = Tail { bytes: self.bytes[start as usize..].to_vec(), object_size: size };
+        let tail = Tail {
+            bytes: self.bytes[start as usize..].to_vec(),
+            object_size: size,
+        };
         Box::pin(async move { Ok(tail) })
     }
 

@@ -11,9 +11,9 @@
 //! worker threads, and `?Send` on wasm32, where JavaScript promises are not.
 
 mod counting;
-mod memory;
 #[cfg(not(target_arch = "wasm32"))]
 mod file;
+mod memory;
 
 pub use counting::{CountingSource, RequestLog};
 #[cfg(not(target_arch = "wasm32"))]

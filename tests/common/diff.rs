@@ -17,7 +17,12 @@ fn walk(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
             let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
             for k in keys {
                 let null = Value::Null;
-                walk(&format!("{path}.{k}"), x.get(k).unwrap_or(&null), y.get(k).unwrap_or(&null), out);
+                walk(
+                    &format!("{path}.{k}"),
+                    x.get(k).unwrap_or(&null),
+                    y.get(k).unwrap_or(&null),
+                    out,
+                );
             }
         }
         (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
@@ -29,7 +34,11 @@ fn walk(path: &str, a: &Value, b: &Value, out: &mut Vec<String>) {
         _ => {
             let show = |v: &Value| {
                 let s = v.to_string();
-                if s.len() > 200 { format!("{}…", &s[..200]) } else { s }
+                if s.len() > 200 {
+                    format!("{}…", &s[..200])
+                } else {
+                    s
+                }
             };
             out.push(format!("{path}: ours {} / atlas-rust {}", show(a), show(b)));
         }

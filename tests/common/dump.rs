@@ -105,7 +105,10 @@ pub async fn dump(atlas: &Atlas) -> atlas_wasm::Result<Value> {
         for array in ds.list_arrays() {
             let layout = ds.array_layout(&array).await?;
             let read = ds.read_array(&array, &[], &[]).await?;
-            assert_eq!(read.shape, layout.shape, "a whole read has the layout's shape");
+            assert_eq!(
+                read.shape, layout.shape,
+                "a whole read has the layout's shape"
+            );
             arrays.push(json!({
                 "name": array,
                 "dtype": ds.array_meta(&array).unwrap().dtype().name(),
@@ -128,9 +131,19 @@ pub async fn dump(atlas: &Atlas) -> atlas_wasm::Result<Value> {
     let mut array_stats = serde_json::Map::new();
     let mut by_dataset = serde_json::Map::new();
     for array in atlas.list_arrays() {
-        array_stats.insert(array.clone(), atlas.array_stats(&array).await?.as_ref().map_or(Value::Null, stats));
+        array_stats.insert(
+            array.clone(),
+            atlas
+                .array_stats(&array)
+                .await?
+                .as_ref()
+                .map_or(Value::Null, stats),
+        );
         let rows = atlas.array_stats_by_dataset(&array).await?;
-        by_dataset.insert(array.clone(), Value::Array(rows.iter().map(stats).collect()));
+        by_dataset.insert(
+            array.clone(),
+            Value::Array(rows.iter().map(stats).collect()),
+        );
     }
     // Every key any schema declares, deleted datasets' schemas included.
     let footer = atlas.footer();

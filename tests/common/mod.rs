@@ -15,7 +15,8 @@ pub fn suite() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         // One directory per test binary, under target/: reruns replace it.
-        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("suite-{}", env!("CARGO_CRATE_NAME")));
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("suite-{}", env!("CARGO_CRATE_NAME")));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         atlas_interop::write_suite(&dir).expect("atlas-rust writes the fixture suite");

@@ -1,0 +1,197 @@
+//! Core values as JavaScript values.
+//!
+//! Elements become the matching typed array (copied out of wasm memory, so
+//! they outlive the handle). 64-bit integers become `BigInt`, everything
+//! narrower a `number`. Where a value has no type of its own (a fill value,
+//! a statistics bound), it takes the JavaScript type of its array's elements.
+
+use indexmap::IndexMap;
+use js_sys::{Array, BigInt, Object, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::format::dtype::DType;
+use crate::format::value::{ArrayStats, Attr, FillValue, StatValue};
+use crate::read::{ArrayData, ArrayLayout, NdArray, SchemaView};
+
+/// An object with fixed, trusted keys.
+pub(crate) fn object(pairs: &[(&str, JsValue)]) -> JsValue {
+    let out = Object::new();
+    for (key, value) in pairs {
+        let _ = Reflect::set(&out, &JsValue::from_str(key), value);
+    }
+    out.into()
+}
+
+/// An object keyed by names from the collection. `Object.fromEntries`
+/// defines each key, so a dataset named `__proto__` is a key like any other.
+pub(crate) fn keyed(pairs: impl IntoIterator<Item = (String, JsValue)>) -> JsValue {
+    let entries: Array = pairs
+        .into_iter()
+        .map(|(k, v)| -> JsValue { [JsValue::from(k), v].into_iter().collect::<Array>().into() })
+        .collect();
+    Object::from_entries(&entries).map_or(JsValue::NULL, Into::into)
+}
+
+fn list<T>(items: impl IntoIterator<Item = T>, one: impl Fn(T) -> JsValue) -> JsValue {
+    items.into_iter().map(one).collect::<Array>().into()
+}
+
+fn numbers(values: &[u64]) -> JsValue {
+    list(values, |&v| JsValue::from(v as f64))
+}
+
+fn bytes(b: &[u8]) -> JsValue {
+    js_sys::Uint8Array::from(b).into()
+}
+
+/// Elements of this type are `BigInt`s in JavaScript.
+fn is_wide(dtype: &DType) -> bool {
+    matches!(dtype, DType::Int64 | DType::UInt64 | DType::TimestampNs)
+}
+
+/// `{dtype, shape, data}`.
+pub(crate) fn array(nd: NdArray) -> JsValue {
+    object(&[
+        ("dtype", nd.dtype.name().into()),
+        ("shape", numbers(&nd.shape)),
+        ("data", data(nd.data)),
+    ])
+}
+
+fn data(data: ArrayData) -> JsValue {
+    use js_sys::*;
+    match data {
+        ArrayData::Bool(v) => {
+            Uint8Array::from(&v.into_iter().map(u8::from).collect::<Vec<_>>()[..]).into()
+        }
+        ArrayData::Int8(v) => Int8Array::from(&v[..]).into(),
+        ArrayData::Int16(v) => Int16Array::from(&v[..]).into(),
+        ArrayData::Int32(v) => Int32Array::from(&v[..]).into(),
+        ArrayData::Int64(v) | ArrayData::TimestampNs(v) => BigInt64Array::from(&v[..]).into(),
+        ArrayData::UInt8(v) => Uint8Array::from(&v[..]).into(),
+        ArrayData::UInt16(v) => Uint16Array::from(&v[..]).into(),
+        ArrayData::UInt32(v) => Uint32Array::from(&v[..]).into(),
+        ArrayData::UInt64(v) => BigUint64Array::from(&v[..]).into(),
+        ArrayData::Float32(v) => Float32Array::from(&v[..]).into(),
+        ArrayData::Float64(v) => Float64Array::from(&v[..]).into(),
+        ArrayData::String(v) => list(v, |s| JsValue::from(s)),
+        ArrayData::Binary(v) => list(v, |b| bytes(&b)),
+    }
+}
+
+/// An attribute value: numbers, `BigInt` for 64-bit integers, strings,
+/// `Uint8Array`, typed arrays for numeric lists, arrays for the rest.
+pub(crate) fn attr(value: &Attr) -> JsValue {
+    use js_sys::*;
+    match value {
+        Attr::Bool(v) => (*v).into(),
+        Attr::Int8(v) => (*v).into(),
+        Attr::Int16(v) => (*v).into(),
+        Attr::Int32(v) => (*v).into(),
+        Attr::Int64(v) => BigInt::from(*v).into(),
+        Attr::UInt8(v) => (*v).into(),
+        Attr::UInt16(v) => (*v).into(),
+        Attr::UInt32(v) => (*v).into(),
+        Attr::UInt64(v) => BigInt::from(*v).into(),
+        Attr::Float32(v) => (*v).into(),
+        Attr::Float64(v) => (*v).into(),
+        Attr::String(v) => v.into(),
+        Attr::Binary(v) => bytes(v),
+        Attr::BoolList(v) => list(v, |&b| JsValue::from(b)),
+        Attr::Int8List(v) => Int8Array::from(&v[..]).into(),
+        Attr::Int16List(v) => Int16Array::from(&v[..]).into(),
+        Attr::Int32List(v) => Int32Array::from(&v[..]).into(),
+        Attr::Int64List(v) => BigInt64Array::from(&v[..]).into(),
+        Attr::UInt8List(v) => Uint8Array::from(&v[..]).into(),
+        Attr::UInt16List(v) => Uint16Array::from(&v[..]).into(),
+        Attr::UInt32List(v) => Uint32Array::from(&v[..]).into(),
+        Attr::UInt64List(v) => BigUint64Array::from(&v[..]).into(),
+        Attr::Float32List(v) => Float32Array::from(&v[..]).into(),
+        Attr::Float64List(v) => Float64Array::from(&v[..]).into(),
+        Attr::StringList(v) => list(v, |s| JsValue::from(s)),
+        Attr::BinaryList(v) => list(v, |b| bytes(b)),
+    }
+}
+
+/// `{key: value}` in the order the attributes were set.
+pub(crate) fn attrs(values: IndexMap<String, Attr>) -> JsValue {
+    keyed(values.into_iter().map(|(k, v)| {
+        let v = attr(&v);
+        (k, v)
+    }))
+}
+
+/// `{min, max, nullCount, rowCount}`; bounds take the type of `dtype`'s elements.
+pub(crate) fn stats(stats: &ArrayStats, dtype: Option<&DType>) -> JsValue {
+    let bound = |v: &Option<StatValue>| v.as_ref().map_or(JsValue::NULL, |v| stat_value(v, dtype));
+    object(&[
+        ("min", bound(&stats.min)),
+        ("max", bound(&stats.max)),
+        ("nullCount", (stats.null_count as f64).into()),
+        ("rowCount", (stats.row_count as f64).into()),
+    ])
+}
+
+fn stat_value(value: &StatValue, dtype: Option<&DType>) -> JsValue {
+    let wide = dtype.is_none_or(is_wide);
+    match value {
+        StatValue::Int(v) if wide => BigInt::from(*v).into(),
+        StatValue::Int(v) => (*v as f64).into(),
+        StatValue::UInt(v) if wide => BigInt::from(*v).into(),
+        StatValue::UInt(v) => (*v as f64).into(),
+        StatValue::Float(v) => (*v).into(),
+        StatValue::TimestampNs(v) => BigInt::from(*v).into(),
+        StatValue::Bytes(b) if dtype == Some(&DType::Binary) => bytes(b),
+        StatValue::Bytes(b) => String::from_utf8_lossy(b).into_owned().into(),
+    }
+}
+
+/// `{shape, chunkShape, dimensions, fillValue}`.
+pub(crate) fn layout(layout: &ArrayLayout, dtype: &DType) -> JsValue {
+    let fill = layout
+        .fill_value
+        .as_ref()
+        .map_or(JsValue::NULL, |f| fill_value(f, dtype));
+    object(&[
+        ("shape", numbers(&layout.shape)),
+        ("chunkShape", numbers(&layout.chunk_shape)),
+        (
+            "dimensions",
+            list(&layout.dimension_names, |n| JsValue::from(n)),
+        ),
+        ("fillValue", fill),
+    ])
+}
+
+fn fill_value(fill: &FillValue, dtype: &DType) -> JsValue {
+    match fill {
+        FillValue::Bool(v) => (*v).into(),
+        FillValue::Int(v) if is_wide(dtype) => BigInt::from(*v).into(),
+        FillValue::Int(v) => (*v as f64).into(),
+        FillValue::UInt(v) if is_wide(dtype) => BigInt::from(*v).into(),
+        FillValue::UInt(v) => (*v as f64).into(),
+        FillValue::Float(v) => (*v).into(),
+        FillValue::String(v) => v.into(),
+        FillValue::TimestampNs(v) => BigInt::from(*v).into(),
+    }
+}
+
+/// `{arrays: [{name, dtype, attributes: [{key, dtype}]}], attributes: [{key, dtype}]}`.
+pub(crate) fn schema(schema: SchemaView<'_>) -> JsValue {
+    let keys = |pairs: Vec<(&str, &DType)>| {
+        list(pairs, |(key, dtype)| {
+            object(&[("key", key.into()), ("dtype", dtype.name().into())])
+        })
+    };
+    let arrays = list(schema.arrays(), |a| {
+        object(&[
+            ("name", a.name().into()),
+            ("dtype", a.dtype().name().into()),
+            ("attributes", keys(a.attributes())),
+        ])
+    });
+    object(&[
+        ("arrays", arrays),
+        ("attributes", keys(schema.attributes())),
+    ])
+}

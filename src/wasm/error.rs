@@ -1,0 +1,76 @@
+//! Errors across the boundary.
+//!
+//! Out: every [`Error`] becomes an instance of the facade's `AtlasError`
+//! class, built as `new AtlasError(message, code)` where `code` is
+//! [`Error::code`]. In: a source written in JavaScript throws `AtlasError`s
+//! too, and their `code` picks the variant, so "object missing" stays
+//! [`Error::NotFound`] on its way through the core.
+
+use std::cell::RefCell;
+
+use js_sys::{Array, Function, Reflect};
+use wasm_bindgen::prelude::*;
+
+use crate::error::Error;
+
+thread_local! {
+    static ERROR_CLASS: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// Makes errors instances of `class`; the facade calls this once after init.
+#[wasm_bindgen(js_name = setErrorClass)]
+pub fn set_error_class(class: Function) {
+    ERROR_CLASS.with(|c| *c.borrow_mut() = Some(class));
+}
+
+/// The JavaScript form of `error`.
+pub(crate) fn to_js(error: Error) -> JsValue {
+    js_error(&error.to_string(), error.code())
+}
+
+/// `new AtlasError(message, code)`, or a plain `Error` carrying `code`
+/// before the facade has registered its class.
+pub(crate) fn js_error(message: &str, code: &str) -> JsValue {
+    if let Some(class) = ERROR_CLASS.with(|c| c.borrow().clone()) {
+        let args = Array::new();
+        args.push(&JsValue::from_str(message));
+        args.push(&JsValue::from_str(code));
+        if let Ok(error) = Reflect::construct(&class, &args) {
+            return error;
+        }
+    }
+    let error = js_sys::Error::new(message);
+    error.set_name("AtlasError");
+    let _ = Reflect::set(&error, &"code".into(), &code.into());
+    error.into()
+}
+
+/// The core error for what a JavaScript source threw. Our own sources throw
+/// `AtlasError`s whose `code` is kept; anything else is [`Error::Io`].
+pub(crate) fn from_js(thrown: &JsValue, source: &str) -> Error {
+    let text = |key: &str| {
+        Reflect::get(thrown, &key.into())
+            .ok()
+            .and_then(|v| v.as_string())
+    };
+    let message = text("message")
+        .or_else(|| thrown.as_string())
+        .unwrap_or_else(|| "the source failed without a message".to_string());
+    match (text("code").as_deref(), text("name").as_deref()) {
+        (Some("NotFound"), _) => Error::NotFound(message),
+        (Some("ObjectChanged"), _) => Error::ObjectChanged(message),
+        (Some("Aborted"), _) | (_, Some("AbortError")) => Error::Aborted,
+        (Some("TooLarge"), _) => Error::TooLarge(message),
+        (Some("InvalidArgument"), _) => Error::InvalidArgument(message),
+        (Some("Io"), _) => Error::Io(message),
+        // A user's source failing in its own words: say which source it was.
+        _ => Error::Io(format!("{source}: {message}")),
+    }
+}
+
+/// The error of a call on a closed handle.
+pub(crate) fn closed() -> JsValue {
+    to_js(Error::InvalidArgument(
+        "the collection was closed; open it again".into(),
+    ))
+}

@@ -1,0 +1,312 @@
+//! The exported classes: `AtlasHandle` (one open collection) and
+//! `DatasetHandle` (one dataset of it). The facade wraps both.
+//!
+//! A handle and its datasets share one slot holding the core [`Atlas`].
+//! `close()` empties it, so the caches go at once even while the caller still
+//! holds datasets; their later calls fail with a clear error.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+use super::convert::{self, object};
+use super::error::{closed, to_js};
+use super::source::{JsByteSource, JsSource};
+use super::task;
+use crate::error::{Error, Result};
+use crate::format::dtype::DType;
+use crate::read::{Atlas, DatasetView, ReadOptions};
+use crate::source::ByteSource;
+
+type Slot = Rc<RefCell<Option<Atlas>>>;
+
+/// Numbers from JavaScript that must be whole and non-negative (2^53 at most).
+fn whole(value: f64, what: &str) -> Result<u64> {
+    if value.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&value) {
+        Ok(value as u64)
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "{what} must be a whole number >= 0, not {value}"
+        )))
+    }
+}
+
+/// Reads `cacheBytes`, `maxConcurrency` and `coalesceBytes`; absent keys keep the defaults.
+fn read_options(options: &JsValue) -> Result<ReadOptions> {
+    let mut out = ReadOptions::default();
+    let get = |key: &str| -> Result<Option<u64>> {
+        let value = js_sys::Reflect::get(options, &key.into()).unwrap_or(JsValue::UNDEFINED);
+        if value.is_undefined() || value.is_null() {
+            return Ok(None);
+        }
+        let number = value
+            .as_f64()
+            .ok_or_else(|| Error::InvalidArgument(format!("option {key} must be a number")))?;
+        whole(number, key).map(Some)
+    };
+    if options.is_object() {
+        if let Some(v) = get("cacheBytes")? {
+            out.cache_bytes = v;
+        }
+        if let Some(v) = get("maxConcurrency")? {
+            out.max_concurrency = (v as usize).max(1);
+        }
+        if let Some(v) = get("coalesceBytes")? {
+            out.coalesce_bytes = v;
+        }
+    }
+    Ok(out)
+}
+
+/// Runs a future on the JavaScript event loop, mapping its error to an `AtlasError`.
+fn spawn(future: impl std::future::Future<Output = Result<JsValue>> + 'static) -> Promise {
+    future_to_promise(async move { future.await.map_err(to_js) })
+}
+
+/// One open collection.
+#[wasm_bindgen]
+pub struct AtlasHandle {
+    slot: Slot,
+}
+
+#[wasm_bindgen]
+impl AtlasHandle {
+    /// Opens the collection in `data`, hiding what `mask` lists; resolves to an `AtlasHandle`.
+    pub fn open(
+        data: JsSource,
+        mask: Option<JsSource>,
+        options: JsValue,
+        abort: Option<Promise>,
+    ) -> Promise {
+        spawn(async move {
+            let options = read_options(&options)?;
+            let data: Arc<dyn ByteSource> = Arc::new(JsByteSource::new(data));
+            let mask = mask.map(|m| Arc::new(JsByteSource::new(m)) as Arc<dyn ByteSource>);
+            let atlas = task::run(Atlas::open_with(data, mask, options), abort, None).await?;
+            Ok(AtlasHandle {
+                slot: Rc::new(RefCell::new(Some(atlas))),
+            }
+            .into())
+        })
+    }
+
+    fn atlas(&self) -> std::result::Result<Atlas, JsValue> {
+        self.slot.borrow().clone().ok_or_else(closed)
+    }
+
+    /// What never changes while the handle is open:
+    /// `{datasetCount, totalDatasets, deletedCount, createdUnixMs, codec, formatVersion, containerBytes}`.
+    pub fn info(&self) -> std::result::Result<JsValue, JsValue> {
+        let atlas = self.atlas()?;
+        Ok(object(&[
+            ("datasetCount", (atlas.dataset_count() as f64).into()),
+            ("totalDatasets", (atlas.total_datasets() as f64).into()),
+            ("deletedCount", (atlas.deleted_count() as f64).into()),
+            ("createdUnixMs", (atlas.created_unix_ms() as f64).into()),
+            ("codec", atlas.codec().name().into()),
+            ("formatVersion", atlas.format_version().into()),
+            ("containerBytes", (atlas.container_bytes() as f64).into()),
+        ]))
+    }
+
+    #[wasm_bindgen(js_name = listDatasets)]
+    pub fn list_datasets(&self) -> std::result::Result<Vec<String>, JsValue> {
+        Ok(self.atlas()?.list_datasets())
+    }
+
+    #[wasm_bindgen(js_name = listArrays)]
+    pub fn list_arrays(&self) -> std::result::Result<Vec<String>, JsValue> {
+        Ok(self.atlas()?.list_arrays())
+    }
+
+    #[wasm_bindgen(js_name = hasDataset)]
+    pub fn has_dataset(&self, name: &str) -> std::result::Result<bool, JsValue> {
+        Ok(self.atlas()?.dataset_exists(name))
+    }
+
+    #[wasm_bindgen(js_name = cachedBytes)]
+    pub fn cached_bytes(&self) -> std::result::Result<f64, JsValue> {
+        Ok(self.atlas()?.cached_bytes() as f64)
+    }
+
+    /// A dataset by name; throws `DatasetNotFound`.
+    pub fn dataset(&self, name: &str) -> std::result::Result<DatasetHandle, JsValue> {
+        let view = self.atlas()?.dataset(name).map_err(to_js)?;
+        Ok(DatasetHandle {
+            slot: self.slot.clone(),
+            name: name.to_string(),
+            ordinal: view.ordinal(),
+        })
+    }
+
+    /// `{min, max, nullCount, rowCount}` over every live dataset, or `null`.
+    #[wasm_bindgen(js_name = arrayStats)]
+    pub fn array_stats(&self, array: String) -> std::result::Result<Promise, JsValue> {
+        let atlas = self.atlas()?;
+        Ok(spawn(async move {
+            let Some(merged) = atlas.array_stats(&array).await? else {
+                return Ok(JsValue::NULL);
+            };
+            // The core merges the datasets that share the first one's dtype; its
+            // entries come in the order array_stats_by_dataset lists them.
+            let first = atlas.array_stats_by_dataset(&array).await?;
+            let dtype = first
+                .first()
+                .and_then(|s| dtype_of(&atlas, &s.name, &array));
+            Ok(convert::stats(&merged, dtype.as_ref()))
+        }))
+    }
+
+    /// `[{dataset, min, max, nullCount, rowCount}]` in write order.
+    #[wasm_bindgen(js_name = arrayStatsByDataset)]
+    pub fn array_stats_by_dataset(&self, array: String) -> std::result::Result<Promise, JsValue> {
+        let atlas = self.atlas()?;
+        Ok(spawn(async move {
+            let each = atlas.array_stats_by_dataset(&array).await?;
+            let out: js_sys::Array = each
+                .iter()
+                .map(|s| {
+                    let entry = convert::stats(s, dtype_of(&atlas, &s.name, &array).as_ref());
+                    let _ =
+                        js_sys::Reflect::set(&entry, &"dataset".into(), &s.name.as_str().into());
+                    entry
+                })
+                .collect();
+            Ok(out.into())
+        }))
+    }
+
+    /// `{datasetName: value}` for one attribute; `array` null means dataset-level.
+    #[wasm_bindgen(js_name = attributesByDataset)]
+    pub fn attributes_by_dataset(
+        &self,
+        array: Option<String>,
+        key: String,
+    ) -> std::result::Result<Promise, JsValue> {
+        let atlas = self.atlas()?;
+        Ok(spawn(async move {
+            let values = atlas.attributes_by_dataset(array.as_deref(), &key).await?;
+            Ok(convert::attrs(values))
+        }))
+    }
+
+    /// Drops the collection and its caches; datasets of it stop working.
+    pub fn close(&self) {
+        self.slot.borrow_mut().take();
+    }
+}
+
+fn dtype_of(atlas: &Atlas, dataset: &str, array: &str) -> Option<DType> {
+    Some(
+        atlas
+            .dataset(dataset)
+            .ok()?
+            .array_meta(array)?
+            .dtype()
+            .clone(),
+    )
+}
+
+/// One dataset of an open collection.
+#[wasm_bindgen]
+pub struct DatasetHandle {
+    slot: Slot,
+    name: String,
+    ordinal: u32,
+}
+
+#[wasm_bindgen]
+impl DatasetHandle {
+    fn view(&self) -> std::result::Result<DatasetView, JsValue> {
+        let atlas = self.slot.borrow().clone().ok_or_else(closed)?;
+        atlas.dataset(&self.name).map_err(to_js)
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn ordinal(&self) -> u32 {
+        self.ordinal
+    }
+
+    /// `{arrays: [{name, dtype, attributes}], attributes}`. No I/O.
+    pub fn schema(&self) -> std::result::Result<JsValue, JsValue> {
+        Ok(convert::schema(self.view()?.schema()))
+    }
+
+    #[wasm_bindgen(js_name = listArrays)]
+    pub fn list_arrays(&self) -> std::result::Result<Vec<String>, JsValue> {
+        Ok(self.view()?.list_arrays())
+    }
+
+    /// `{shape, chunkShape, dimensions, fillValue}`.
+    pub fn layout(&self, array: String) -> std::result::Result<Promise, JsValue> {
+        let view = self.view()?;
+        Ok(spawn(async move {
+            let layout = view.array_layout(&array).await?;
+            let dtype = view
+                .array_meta(&array)
+                .map(|m| m.dtype().clone())
+                .unwrap_or(DType::Binary);
+            Ok(convert::layout(&layout, &dtype))
+        }))
+    }
+
+    /// `{min, max, nullCount, rowCount}`, or `null` when nothing was recorded.
+    pub fn stats(&self, array: String) -> std::result::Result<Promise, JsValue> {
+        let view = self.view()?;
+        Ok(spawn(async move {
+            let Some(stats) = view.array_stats(&array).await? else {
+                return Ok(JsValue::NULL);
+            };
+            let dtype = view.array_meta(&array).map(|m| m.dtype().clone());
+            Ok(convert::stats(&stats, dtype.as_ref()))
+        }))
+    }
+
+    pub fn attributes(&self) -> std::result::Result<Promise, JsValue> {
+        let view = self.view()?;
+        Ok(spawn(async move {
+            Ok(convert::attrs(view.attributes().await?))
+        }))
+    }
+
+    #[wasm_bindgen(js_name = arrayAttributes)]
+    pub fn array_attributes(&self, array: String) -> std::result::Result<Promise, JsValue> {
+        let view = self.view()?;
+        Ok(spawn(async move {
+            Ok(convert::attrs(view.array_attributes(&array).await?))
+        }))
+    }
+
+    /// Reads a window (`start` and `shape` both absent: the whole array);
+    /// resolves to `{dtype, shape, data}`. `abort` settles to abort the read.
+    pub fn read(
+        &self,
+        array: String,
+        start: Option<Vec<f64>>,
+        shape: Option<Vec<f64>>,
+        abort: Option<Promise>,
+        on_progress: Option<Function>,
+    ) -> std::result::Result<Promise, JsValue> {
+        let view = self.view()?;
+        Ok(spawn(async move {
+            let axes = |v: Option<Vec<f64>>, what: &str| -> Result<Vec<u64>> {
+                v.unwrap_or_default()
+                    .into_iter()
+                    .map(|x| whole(x, what))
+                    .collect()
+            };
+            let (start, shape) = (axes(start, "start")?, axes(shape, "shape")?);
+            let read = view.read_array(&array, &start, &shape);
+            Ok(convert::array(task::run(read, abort, on_progress).await?))
+        }))
+    }
+}

@@ -1,0 +1,24 @@
+//! The `#[wasm_bindgen]` layer under the npm package `atlas-wasm`.
+//!
+//! Thin on purpose: every answer comes from the core ([`Atlas`](crate::Atlas),
+//! [`DatasetView`](crate::DatasetView)); this module only moves values across
+//! the boundary. The JavaScript facade in `js/src/` owns what is idiomatic
+//! there (sources, URLs, `AbortSignal`), so the classes exported here are
+//! internal: `AtlasHandle`, `DatasetHandle`.
+//!
+//! | File | What crosses |
+//! |---|---|
+//! | `error.rs` | [`Error`](crate::Error) out as `AtlasError {code}`, JS errors in |
+//! | `source.rs` | one [`ByteSource`](crate::ByteSource) over any JS source object |
+//! | `task.rs` | abort and progress around one call |
+//! | `convert.rs` | arrays, attributes, statistics, layouts as JS values |
+//! | `handle.rs` | the exported classes |
+
+mod convert;
+mod error;
+mod handle;
+mod source;
+mod task;
+
+pub use handle::{AtlasHandle, DatasetHandle};
+pub use source::{JsByteSource, JsSource};

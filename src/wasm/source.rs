@@ -1,0 +1,183 @@
+//! [`JsByteSource`]: the core's [`ByteSource`] over a JavaScript object.
+//!
+//! Every source the package offers (HTTP, R2, Blob, bytes, a user's own
+//! object) reaches the core through this one adapter. The facade
+//! (`js/src/sources.js`) hands over an object with these methods:
+//!
+//! ```text
+//! readTail(length, signal) -> Promise<{ bytes: Uint8Array, size: number }>
+//! read(offset, length, signal) -> Promise<Uint8Array>
+//! describe() -> string
+//! ```
+//!
+//! Each call gets its own `AbortSignal`, aborted when the core drops the read
+//! before it settles. The answer's length is checked here, once for every
+//! source: a source that answers more or fewer bytes than asked is an error,
+//! never data.
+
+use std::ops::Range;
+
+use js_sys::{Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, AbortSignal};
+
+use super::error::from_js;
+use super::task;
+use crate::error::{Error, Result};
+use crate::source::{ByteSource, SourceFuture, Tail};
+
+/// Offsets travel as JavaScript numbers, exact up to 2^53.
+const MAX_SAFE: u64 = (1 << 53) - 1;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A source object as the facade normalises it.
+    pub type JsSource;
+
+    #[wasm_bindgen(method, catch, js_name = readTail)]
+    fn read_tail(
+        this: &JsSource,
+        length: f64,
+        signal: Option<AbortSignal>,
+    ) -> std::result::Result<Promise, JsValue>;
+
+    #[wasm_bindgen(method, catch, js_name = read)]
+    fn read(
+        this: &JsSource,
+        offset: f64,
+        length: f64,
+        signal: Option<AbortSignal>,
+    ) -> std::result::Result<Promise, JsValue>;
+
+    #[wasm_bindgen(method, catch)]
+    fn describe(this: &JsSource) -> std::result::Result<String, JsValue>;
+}
+
+/// A [`ByteSource`] that forwards to a [`JsSource`].
+pub struct JsByteSource {
+    js: JsSource,
+    name: String,
+}
+
+impl JsByteSource {
+    pub fn new(js: JsSource) -> Self {
+        let name = js
+            .describe()
+            .unwrap_or_else(|_| "a JavaScript source".to_string());
+        Self { js, name }
+    }
+
+    /// Calls into JavaScript and awaits the promise, with an abort guard and
+    /// progress accounting for `bytes` bytes.
+    async fn call(
+        &self,
+        bytes: u64,
+        start: impl FnOnce(Option<AbortSignal>) -> std::result::Result<Promise, JsValue>,
+    ) -> Result<JsValue> {
+        let progress = task::current();
+        let guard = AbortOnDrop(AbortController::new().ok());
+        let promise =
+            start(guard.0.as_ref().map(|c| c.signal())).map_err(|e| from_js(&e, &self.name))?;
+        if let Some(p) = &progress {
+            p.started(bytes);
+        }
+        let answer = JsFuture::from(promise).await;
+        guard.disarm();
+        let answer = answer.map_err(|e| from_js(&e, &self.name))?;
+        if let Some(p) = &progress {
+            p.finished(bytes);
+        }
+        Ok(answer)
+    }
+
+    fn bytes(&self, value: JsValue, asked: u64, offset: u64) -> Result<Vec<u8>> {
+        let array = value.dyn_into::<Uint8Array>().map_err(|_| {
+            Error::Io(format!(
+                "{} answered something other than a Uint8Array",
+                self.name
+            ))
+        })?;
+        if array.length() as u64 != asked {
+            return Err(Error::Io(format!(
+                "{} answered {} bytes for a read of {asked} bytes at offset {offset}",
+                self.name,
+                array.length()
+            )));
+        }
+        Ok(array.to_vec())
+    }
+}
+
+impl ByteSource for JsByteSource {
+    fn read_range(&self, range: Range<u64>) -> SourceFuture<'_, Vec<u8>> {
+        Box::pin(async move {
+            let length = checked_length(&range)?;
+            if length == 0 {
+                return Ok(Vec::new());
+            }
+            let answer = self
+                .call(length, |signal| {
+                    self.js.read(range.start as f64, length as f64, signal)
+                })
+                .await?;
+            self.bytes(answer, length, range.start)
+        })
+    }
+
+    fn read_tail(&self, len: u64) -> SourceFuture<'_, Tail> {
+        Box::pin(async move {
+            let len = len.min(MAX_SAFE);
+            let answer = self
+                .call(len, |signal| self.js.read_tail(len as f64, signal))
+                .await?;
+            let size = Reflect::get(&answer, &"size".into())
+                .ok()
+                .and_then(|s| s.as_f64())
+                .filter(|s| s.fract() == 0.0 && (0.0..=MAX_SAFE as f64).contains(s))
+                .ok_or_else(|| {
+                    Error::Io(format!(
+                        "{} answered a tail without a valid size",
+                        self.name
+                    ))
+                })? as u64;
+            let bytes = Reflect::get(&answer, &"bytes".into()).unwrap_or(JsValue::UNDEFINED);
+            let bytes = self.bytes(bytes, len.min(size), size - len.min(size))?;
+            Ok(Tail {
+                bytes,
+                object_size: size,
+            })
+        })
+    }
+
+    fn describe(&self) -> String {
+        self.name.clone()
+    }
+}
+
+fn checked_length(range: &Range<u64>) -> Result<u64> {
+    if range.start > range.end || range.end > MAX_SAFE {
+        return Err(Error::OutOfBounds(format!(
+            "range {}..{} cannot be read from JavaScript (offsets end at 2^53)",
+            range.start, range.end
+        )));
+    }
+    Ok(range.end - range.start)
+}
+
+/// Aborts the JavaScript request when the read is dropped before it settles.
+struct AbortOnDrop(Option<AbortController>);
+
+impl AbortOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(controller) = self.0.take() {
+            controller.abort();
+        }
+    }
+}

@@ -1,0 +1,156 @@
+//! Packs one variable's chunks into blocks, and spills full blocks to a
+//! scratch file as soon as they are compressed.
+//!
+//! Chunks append to the open block in arrival order. Once the open block
+//! reaches the target size it is compressed and appended to the scratch file,
+//! so memory holds one open block per variable whatever the collection's
+//! size. A chunk larger than the target shares the open block with what came
+//! before it and closes it (array-format's rule; it keeps blocks identical).
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::format::codec::decompress_block;
+use crate::format::footer::Codec;
+use crate::format::segment::{BlockId, BlockMeta, ChunkAddress, CodecId};
+
+/// Where a chunk's bytes went: block, offset and size in the decompressed block.
+pub(crate) type Placement = ChunkAddress;
+
+pub(crate) struct BlockPacker {
+    codec: Codec,
+    target: usize,
+    scratch: PathBuf,
+    open: Vec<u8>,
+    /// Closed blocks; `file_offset` is relative to the segment start, which
+    /// is also where the block sits in the scratch file.
+    closed: Vec<BlockMeta>,
+    spilled: u64,
+}
+
+impl BlockPacker {
+    pub(crate) fn new(codec: Codec, target: usize, scratch: PathBuf) -> Self {
+        Self { codec, target, scratch, open: Vec::new(), closed: Vec::new(), spilled: 0 }
+    }
+
+    /// Appends a chunk's bytes and returns where they landed.
+    pub(crate) fn push(&mut self, bytes: &[u8]) -> Result<Placement> {
+        let id = self.closed.len() as u32;
+        let offset = self.open.len();
+        if offset + bytes.len() > u32::MAX as usize {
+            return Err(Error::TooLarge(format!(
+                "a block of {} bytes (chunk addresses are 32-bit); use a smaller block size or chunk",
+                offset + bytes.len()
+            )));
+        }
+        self.open.extend_from_slice(bytes);
+        if self.open.len() >= self.target {
+            self.close()?;
+        }
+        Ok(ChunkAddress { block_id: BlockId(id), offset: offset as u32, size: bytes.len() as u32 })
+    }
+
+    /// The decompressed bytes of a chunk placed earlier.
+    pub(crate) fn fetch(&self, at: &Placement) -> Result<Vec<u8>> {
+        let (from, to) = (at.offset as usize, at.offset as usize + at.size as usize);
+        let id = at.block_id.0 as usize;
+        if id == self.closed.len() {
+            return Ok(self.open[from..to].to_vec());
+        }
+        let block = &self.closed[id];
+        let mut compressed = vec![0u8; block.compressed_size as usize];
+        read_at(&File::open(&self.scratch)?, &mut compressed, block.file_offset)?;
+        let bytes = decompress_block(&block.codec, &compressed, block.uncompressed_size)?;
+        Ok(bytes[from..to].to_vec())
+    }
+
+    fn close(&mut self) -> Result<()> {
+        if self.open.is_empty() {
+            return Ok(());
+        }
+        let (codec, compressed) = compress(self.codec, &self.open)?;
+        let mut file = OpenOptions::new().create(true).append(true).open(&self.scratch)?;
+        file.write_all(&compressed)?;
+        self.closed.push(BlockMeta {
+            id: BlockId(self.closed.len() as u32),
+            file_offset: self.spilled,
+            compressed_size: compressed.len() as u64,
+            uncompressed_size: self.open.len() as u64,
+            codec,
+        });
+        self.spilled += compressed.len() as u64;
+        self.open.clear();
+        Ok(())
+    }
+
+    /// Closes the open block; the scratch file then holds the segment's data
+    /// region, and the returned table describes it.
+    pub(crate) fn finish(mut self) -> Result<(PathBuf, u64, Vec<BlockMeta>)> {
+        self.close()?;
+        self.open = Vec::new();
+        Ok((self.scratch, self.spilled, self.closed))
+    }
+
+    /// Bytes held in memory.
+    pub(crate) fn open_bytes(&self) -> usize {
+        self.open.capacity()
+    }
+}
+
+/// Compresses one block the way array-format's codecs do: a zstd frame at
+/// level 3, lz4_flex's block format with a 4-byte size prefix, or raw.
+pub(crate) fn compress(codec: Codec, block: &[u8]) -> Result<(CodecId, Vec<u8>)> {
+    Ok(match codec {
+        Codec::Zstd => (
+            CodecId::Named("zstd".into()),
+            zstd::bulk::compress(block, 3).map_err(|e| Error::Io(format!("zstd: {e}")))?,
+        ),
+        Codec::Lz4 => (CodecId::Named("lz4".into()), lz4_flex::block::compress_prepend_size(block)),
+        Codec::Uncompressed => (CodecId::None, block.to_vec()),
+    })
+}
+
+#[cfg(unix)]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, offset)
+}
+
+#[cfg(not(unix))]
+fn read_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = file;
+    file.seek(SeekFrom::Start(offset))?;
+    file.read_exact(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("atlas-wasm-blocks-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_file(&dir);
+        dir
+    }
+
+    #[test]
+    fn blocks_close_at_the_target_and_chunks_read_back() {
+        for codec in [Codec::Zstd, Codec::Lz4, Codec::Uncompressed] {
+            let path = scratch(codec.name());
+            let mut packer = BlockPacker::new(codec, 8, path.clone());
+            let a = packer.push(&[1; 5]).unwrap();
+            let b = packer.push(&[2; 5]).unwrap(); // closes block 0 at 10 bytes
+            let c = packer.push(&[3; 2]).unwrap();
+            assert_eq!((a.block_id.0, b.block_id.0, b.offset, c.block_id.0), (0, 0, 5, 1));
+            assert_eq!(packer.fetch(&b).unwrap(), vec![2; 5]);
+            assert_eq!(packer.fetch(&c).unwrap(), vec![3; 2]);
+            let (_, len, blocks) = packer.finish().unwrap();
+            assert_eq!(blocks.len(), 2);
+            assert_eq!(blocks[1].file_offset, blocks[0].compressed_size);
+            assert_eq!(len, blocks[0].compressed_size + blocks[1].compressed_size);
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! [`AtlasWriter`] and [`DatasetWriter`]: a collection built one dataset at a
+//! time, and nothing at the destination until [`AtlasWriter::finish`].
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use indexmap::IndexMap;
+
+use crate::error::{Error, Result};
+use crate::format::container::{encode_header, encode_trailer, FORMAT_VERSION, HEADER_SIZE};
+use crate::format::dtype::DType;
+use crate::format::footer::{CollectionFooter, InternedSchema, VariableEntry, DATASET_ATTRS_VARIABLE};
+use crate::format::value::{Attr, FillValue};
+use crate::write::element::{Cells, WriteElement};
+use crate::write::variable::Variable;
+use crate::write::{validate_name, WriterConfig, DATA_FILE, MASK_FILE};
+
+/// Strings, dtypes and schemas of the collection footer, each interned once
+/// in first-seen order (the order atlas-rust's writer interns them).
+#[derive(Default)]
+struct Interner {
+    strings: Vec<String>,
+    string_index: HashMap<String, u32>,
+    dtypes: Vec<DType>,
+    schemas: Vec<InternedSchema>,
+    schema_index: HashMap<InternedSchema, u32>,
+}
+
+impl Interner {
+    fn string(&mut self, s: &str) -> u32 {
+        if let Some(&i) = self.string_index.get(s) {
+            return i;
+        }
+        let i = self.strings.len() as u32;
+        self.strings.push(s.to_string());
+        self.string_index.insert(s.to_string(), i);
+        i
+    }
+
+    fn dtype(&mut self, dtype: &DType) -> u32 {
+        match self.dtypes.iter().position(|d| d == dtype) {
+            Some(i) => i as u32,
+            None => {
+                self.dtypes.push(dtype.clone());
+                self.dtypes.len() as u32 - 1
+            }
+        }
+    }
+
+    fn schema(&mut self, arrays: &IndexMap<String, DType>, attrs: &[(String, Attr)], array_attrs: &[(u32, Vec<(String, Attr)>)]) -> u32 {
+        let mut schema = InternedSchema::default();
+        for (name, dtype) in arrays {
+            schema.arrays.push((self.string(name), self.dtype(dtype)));
+        }
+        for (key, value) in attrs {
+            schema.attrs.push((self.string(key), self.dtype(&value.dtype())));
+        }
+        for (position, keyed) in array_attrs {
+            let keys = keyed.iter().map(|(k, v)| (self.string(k), self.dtype(&v.dtype()))).collect();
+            schema.array_attrs.push((*position, keys));
+        }
+        if let Some(&i) = self.schema_index.get(&schema) {
+            return i;
+        }
+        let i = self.schemas.len() as u32;
+        self.schema_index.insert(schema.clone(), i);
+        self.schemas.push(schema);
+        i
+    }
+}
+
+/// Everything the datasets of one writer share.
+struct State {
+    dir: PathBuf,
+    /// Hidden directory beside the destination: the container under
+    /// construction and one scratch file per variable. Same file system as
+    /// the destination, so the final rename is atomic.
+    work: PathBuf,
+    config: WriterConfig,
+    interner: Interner,
+    /// One per array name, created when a dataset first declares it; this
+    /// order is the segment order.
+    variables: IndexMap<String, Variable>,
+    /// Committed datasets: (`add_dataset` call number, name, schema).
+    entries: Vec<(u64, String, u32)>,
+    names: HashSet<String>,
+    calls: u64,
+    done: bool,
+}
+
+impl State {
+    fn variable(&mut self, name: &str) -> &mut Variable {
+        if !self.variables.contains_key(name) {
+            let scratch = self.work.join(format!("v{}", self.variables.len()));
+            self.variables.insert(name.to_string(), Variable::new(&self.config, scratch));
+        }
+        self.variables.get_mut(name).expect("inserted above")
+    }
+
+    fn check_open(&self) -> Result<()> {
+        if self.done {
+            return Err(Error::InvalidArgument("the collection writer has already finished".into()));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for State {
+    fn drop(&mut self) {
+        // Finished or not, the work directory goes; before finish it holds
+        // everything, so the destination is left as it was.
+        let _ = std::fs::remove_dir_all(&self.work);
+    }
+}
+
+/// Builds one collection in a local directory. Nothing there changes until
+/// [`finish`](Self::finish), which renames the container into place; a
+/// writer dropped before that leaves the destination as it found it.
+///
+/// ```no_run
+/// use atlas_wasm::write::{AtlasWriter, WriterConfig};
+/// # fn run() -> atlas_wasm::Result<()> {
+/// let writer = AtlasWriter::create("my_collection", WriterConfig::default())?;
+/// let mut ds = writer.add_dataset("jan")?;
+/// ds.define_array::<f32>("t2m", vec!["y".into(), "x".into()], &[2, 3], None, None)?;
+/// ds.write_array("t2m", &[0, 0], &[2, 3], &[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// ds.finish()?;
+/// writer.finish()?;
+/// # Ok(()) }
+/// ```
+pub struct AtlasWriter {
+    state: Arc<Mutex<State>>,
+}
+
+static WORK_DIRS: AtomicU64 = AtomicU64::new(0);
+
+impl AtlasWriter {
+    /// Starts a collection in directory `dir`, creating it when absent.
+    pub fn create(dir: impl AsRef<Path>, config: WriterConfig) -> Result<AtlasWriter> {
+        let dir = dir.as_ref().to_path_buf();
+        std::fs::create_dir_all(&dir).map_err(|e| io_at(e, &dir))?;
+        let work = dir.join(format!(
+            ".atlas-write-{}-{}",
+            std::process::id(),
+            WORK_DIRS.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir(&work).map_err(|e| io_at(e, &work))?;
+        let state = State {
+            dir,
+            work,
+            config,
+            interner: Interner::default(),
+            variables: IndexMap::new(),
+            entries: Vec::new(),
+            names: HashSet::new(),
+            calls: 0,
+            done: false,
+        };
+        Ok(AtlasWriter { state: Arc::new(Mutex::new(state)) })
+    }
+
+    /// Begins a dataset; it enters the collection at [`DatasetWriter::finish`].
+    ///
+    /// Its ordinal is fixed here: datasets land in the order of these calls,
+    /// whatever order they finish in. A name is taken from this call on, even
+    /// if the dataset is then dropped unfinished.
+    pub fn add_dataset(&self, name: &str) -> Result<DatasetWriter> {
+        validate_name(name)?;
+        let mut state = lock(&self.state);
+        state.check_open()?;
+        if !state.names.insert(name.to_string()) {
+            return Err(Error::InvalidArgument(format!("a dataset named '{name}' was already added")));
+        }
+        state.calls += 1;
+        Ok(DatasetWriter {
+            state: self.state.clone(),
+            name: name.to_string(),
+            call: state.calls,
+            arrays: IndexMap::new(),
+            attrs: Vec::new(),
+            array_attrs: IndexMap::new(),
+        })
+    }
+
+    /// Datasets committed so far.
+    pub fn dataset_count(&self) -> usize {
+        lock(&self.state).entries.len()
+    }
+
+    /// Bytes of open blocks held in memory now (one per variable at most).
+    pub fn buffered_bytes(&self) -> usize {
+        lock(&self.state).variables.values().map(Variable::open_bytes).sum()
+    }
+
+    /// Writes the segments, the footer and the trailer, then renames the
+    /// container to `data.atlas`. A `deleted.mask` left by an earlier
+    /// collection in the directory is removed first: its ordinals named
+    /// datasets of that collection, not of this one.
+    pub fn finish(self) -> Result<()> {
+        let mut state = lock(&self.state);
+        state.check_open()?;
+        state.done = true;
+        let state = &mut *state;
+        if state.variables.contains_key(DATASET_ATTRS_VARIABLE) {
+            state.interner.string(DATASET_ATTRS_VARIABLE);
+        }
+        let interner = std::mem::take(&mut state.interner);
+        let mut entries = std::mem::take(&mut state.entries);
+        entries.sort_by_key(|(call, _, _)| *call);
+
+        let staging = state.work.join(DATA_FILE);
+        let file = File::create(&staging).map_err(|e| io_at(e, &staging))?;
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        out.write_all(&encode_header())?;
+        let mut offset = HEADER_SIZE;
+        let mut variables = Vec::with_capacity(state.variables.len());
+        for (name, variable) in std::mem::take(&mut state.variables) {
+            // Only datasets dropped unfinished declared this one: nothing
+            // can reach it, so it is left out (atlas-rust fails here).
+            let Some(&index) = interner.string_index.get(&name) else { continue };
+            out.flush()?;
+            let len = variable.finish(out.get_mut())?;
+            variables.push(VariableEntry { name: index, seg_offset: offset, seg_len: len });
+            offset += len;
+        }
+        let footer = CollectionFooter {
+            version: FORMAT_VERSION,
+            codec: state.config.codec,
+            created_unix_ms: now_ms(),
+            string_pool: interner.strings,
+            dtype_pool: interner.dtypes,
+            schema_pool: interner.schemas,
+            variables,
+            datasets: entries.into_iter().map(|(_, name, schema)| (name, schema)).collect(),
+        };
+        let packed = footer.to_msgpack()?;
+        let compressed = zstd::stream::encode_all(packed.as_slice(), 0)?;
+        out.write_all(&compressed)?;
+        out.write_all(&encode_trailer(compressed.len() as u64))?;
+        let file = out.into_inner().map_err(|e| Error::Io(e.to_string()))?;
+        file.sync_all()?;
+        drop(file);
+        let mask = state.dir.join(MASK_FILE);
+        if mask.exists() {
+            std::fs::remove_file(&mask).map_err(|e| io_at(e, &mask))?;
+        }
+        let target = state.dir.join(DATA_FILE);
+        std::fs::rename(&staging, &target).map_err(|e| io_at(e, &target))?;
+        Ok(())
+    }
+}
+
+/// Builds one dataset. Arrays go straight into the shared variables; the
+/// dataset itself (its name, schema and attributes) commits at
+/// [`finish`](Self::finish). Dropped unfinished, it never appears.
+pub struct DatasetWriter {
+    state: Arc<Mutex<State>>,
+    name: String,
+    call: u64,
+    arrays: IndexMap<String, DType>,
+    attrs: Vec<(String, Attr)>,
+    array_attrs: IndexMap<String, Vec<(String, Attr)>>,
+}
+
+impl DatasetWriter {
+    /// The dataset's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Declares an array of `T`. `chunk_shape` `None` stores it as one
+    /// chunk; `fill` is what unwritten elements read as.
+    pub fn define_array<T: WriteElement>(
+        &mut self,
+        array: &str,
+        dimension_names: Vec<String>,
+        shape: &[u64],
+        chunk_shape: Option<&[u64]>,
+        fill: Option<FillValue>,
+    ) -> Result<()> {
+        self.define_dtype(array, T::DTYPE, dimension_names, shape, chunk_shape, fill)
+    }
+
+    /// [`define_array`](Self::define_array) with a run-time element type.
+    pub fn define_dtype(
+        &mut self,
+        array: &str,
+        dtype: DType,
+        dimension_names: Vec<String>,
+        shape: &[u64],
+        chunk_shape: Option<&[u64]>,
+        fill: Option<FillValue>,
+    ) -> Result<()> {
+        validate_name(array)?;
+        if self.arrays.contains_key(array) {
+            return Err(Error::InvalidArgument(format!("dataset '{}' already defines '{array}'", self.name)));
+        }
+        let mut state = lock(&self.state);
+        state.check_open()?;
+        state.variable(array).define(&self.name, dtype.clone(), dimension_names, shape, chunk_shape, fill)?;
+        drop(state);
+        self.arrays.insert(array.to_string(), dtype);
+        Ok(())
+    }
+
+    /// Writes `data` (C order, `shape` elements) into `array` at `start`.
+    /// The box may span chunks and need not align with them.
+    pub fn write_array<T: WriteElement>(&mut self, array: &str, start: &[u64], shape: &[u64], data: &[T]) -> Result<()> {
+        self.check_dtype(array, &T::DTYPE)?;
+        self.write_cells(array, start, shape, &T::cells(data))
+    }
+
+    pub(crate) fn write_cells(&mut self, array: &str, start: &[u64], shape: &[u64], cells: &Cells<'_>) -> Result<()> {
+        let mut state = lock(&self.state);
+        state.check_open()?;
+        state.variable(array).write(&self.name, start, shape, cells)
+    }
+
+    /// Stores one chunk's encoded bytes as they are (a rewrite's copy path).
+    pub(crate) fn write_raw_chunk(&mut self, array: &str, coord: Vec<u32>, bytes: &[u8]) -> Result<()> {
+        if !self.arrays.contains_key(array) {
+            return Err(self.not_found(array));
+        }
+        let mut state = lock(&self.state);
+        state.check_open()?;
+        state.variable(array).store(&self.name, coord, bytes)
+    }
+
+    fn check_dtype(&self, array: &str, wanted: &DType) -> Result<()> {
+        let stored = self.arrays.get(array).ok_or_else(|| self.not_found(array))?;
+        if stored != wanted {
+            return Err(Error::DTypeMismatch { array: array.to_string(), stored: stored.name(), requested: wanted.name() });
+        }
+        Ok(())
+    }
+
+    fn not_found(&self, array: &str) -> Error {
+        Error::ArrayNotFound { dataset: self.name.clone(), array: array.to_string() }
+    }
+
+    /// Sets a dataset-level attribute; a repeated key replaces its value and keeps its place.
+    pub fn set_attribute(&mut self, key: &str, value: Attr) {
+        upsert(&mut self.attrs, key, value);
+    }
+
+    /// Sets an attribute of one defined array.
+    pub fn set_array_attribute(&mut self, array: &str, key: &str, value: Attr) -> Result<()> {
+        if !self.arrays.contains_key(array) {
+            return Err(self.not_found(array));
+        }
+        upsert(self.array_attrs.entry(array.to_string()).or_default(), key, value);
+        Ok(())
+    }
+
+    /// Commits the dataset. Dataset-level attributes land on a rank-0 array
+    /// named after the dataset in the reserved `_datasets` segment; array
+    /// attributes on the dataset's array in each variable's segment.
+    pub fn finish(mut self) -> Result<()> {
+        let arrays = std::mem::take(&mut self.arrays);
+        let attrs = std::mem::take(&mut self.attrs);
+        let mut array_attrs: Vec<(u32, Vec<(String, Attr)>)> = std::mem::take(&mut self.array_attrs)
+            .into_iter()
+            .filter_map(|(array, keyed)| Some((arrays.get_index_of(&array)? as u32, keyed)))
+            .collect();
+        array_attrs.sort_by_key(|(position, _)| *position);
+
+        let mut state = lock(&self.state);
+        state.check_open()?;
+        if !attrs.is_empty() {
+            let marker = state.variable(DATASET_ATTRS_VARIABLE);
+            marker.define(&self.name, DType::UInt8, Vec::new(), &[], None, None)?;
+            for (key, value) in &attrs {
+                marker.set_attribute(&self.name, key, value.clone())?;
+            }
+        }
+        for (position, keyed) in &array_attrs {
+            let (array, _) = arrays.get_index(*position as usize).expect("positions come from this map");
+            let variable = state.variable(array);
+            for (key, value) in keyed {
+                variable.set_attribute(&self.name, key, value.clone())?;
+            }
+        }
+        let schema = state.interner.schema(&arrays, &attrs, &array_attrs);
+        let call = self.call;
+        state.entries.push((call, std::mem::take(&mut self.name), schema));
+        Ok(())
+    }
+}
+
+fn upsert(list: &mut Vec<(String, Attr)>, key: &str, value: Attr) {
+    match list.iter_mut().find(|(k, _)| k == key) {
+        Some(slot) => slot.1 = value,
+        None => list.push((key.to_string(), value)),
+    }
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    // A panic mid-write leaves the state unusable for a collection, but Drop
+    // must still clean up, so a poisoned lock is taken as it is.
+    state.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+pub(crate) fn io_at(e: std::io::Error, path: &Path) -> Error {
+    let message = format!("{}: {e}", path.display());
+    match e.kind() {
+        std::io::ErrorKind::NotFound => Error::NotFound(message),
+        _ => Error::Io(message),
+    }
+}

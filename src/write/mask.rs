@@ -1,0 +1,73 @@
+//! Hiding datasets: one atomic rewrite of `deleted.mask`.
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::format::mask::encode_mask;
+use crate::read::Atlas;
+use crate::write::collection::io_at;
+use crate::write::MASK_FILE;
+
+/// What a deletion did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Deletion {
+    /// Names now hidden, in the order given (a repeat counts once).
+    pub removed: Vec<String>,
+    /// Names that were absent or already hidden (only with `missing_ok`).
+    pub missing: Vec<String>,
+    /// Live datasets after the deletion.
+    pub remaining: usize,
+}
+
+/// Hides `names` in the collection in `dir` by writing `deleted.mask` once:
+/// the mask as it is now, plus the new ordinals, written to a temporary file
+/// and renamed over the old one, so a reader sees the old mask or the new one.
+///
+/// A name that is absent or already hidden fails the whole call, unless
+/// `missing_ok`, which reports it instead. The container never changes, so
+/// no ordinal moves and no space comes back; [`rewrite`](super::rewrite) does that.
+pub fn delete_datasets<S: AsRef<str>>(dir: impl AsRef<Path>, names: &[S], missing_ok: bool) -> Result<Deletion> {
+    let dir = dir.as_ref();
+    let mut seen = BTreeSet::new();
+    let wanted: Vec<&str> = names.iter().map(AsRef::as_ref).filter(|n| seen.insert(*n)).collect();
+    // The open reads the mask fresh, so deletes made since are kept.
+    let atlas = futures_executor::block_on(Atlas::open_path(dir))?;
+    let footer = atlas.footer();
+    let mut ordinals: BTreeSet<u32> = atlas.shared.deleted.clone();
+    let (mut removed, mut missing) = (Vec::new(), Vec::new());
+    for name in wanted {
+        match footer.datasets.get_index_of(name).map(|i| i as u32) {
+            Some(ordinal) if !ordinals.contains(&ordinal) => {
+                ordinals.insert(ordinal);
+                removed.push(name.to_string());
+            }
+            _ => missing.push(name.to_string()),
+        }
+    }
+    if !missing.is_empty() && !missing_ok {
+        return Err(Error::DatasetNotFound(missing.join("', '")));
+    }
+    if !removed.is_empty() {
+        write_atomically(&dir.join(MASK_FILE), &encode_mask(&ordinals))?;
+    }
+    Ok(Deletion { removed, missing, remaining: footer.datasets.len() - ordinals.len() })
+}
+
+/// Writes `bytes` to a temporary sibling of `path`, syncs it, and renames it into place.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let staging = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&staging)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&staging, path)
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&staging);
+        return Err(io_at(e, path));
+    }
+    Ok(())
+}

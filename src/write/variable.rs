@@ -1,0 +1,345 @@
+//! One variable under construction: the arrays every dataset stores under
+//! its own name, and the blocks that hold their chunks. Finishing it gives
+//! one array-format v6 segment.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::ops::Range;
+use std::path::PathBuf;
+
+use indexmap::IndexMap;
+
+use crate::error::{Error, Result};
+use crate::format::dtype::DType;
+use crate::format::segment::{encode_segment_footer, ArrayMeta, ChunkEntry, SegmentFooter, SEGMENT_VERSION};
+use crate::format::value::{Attr, FillValue};
+use crate::write::blocks::{BlockPacker, Placement};
+use crate::write::chunk::{for_each_run, ChunkBuf};
+use crate::write::element::Cells;
+use crate::write::pools::Pools;
+use crate::write::stats::{self, Partial};
+use crate::write::WriterConfig;
+
+struct Written {
+    at: Placement,
+    partial: Partial,
+}
+
+struct PendingArray {
+    dtype: DType,
+    shape: Vec<u32>,
+    dimension_names: Vec<String>,
+    chunk_shape: Vec<u32>,
+    fill: Option<FillValue>,
+    /// Sorted by coordinate, as the chunk table must be; a chunk written
+    /// twice keeps its last bytes (the first stay in their block, unused).
+    chunks: BTreeMap<Vec<u32>, Written>,
+    attributes: IndexMap<String, Attr>,
+}
+
+impl PendingArray {
+    /// The chunk at `coord` clipped to the array: array-format stores edge
+    /// chunks at their clipped extent, not padded.
+    fn chunk_box(&self, coord: &[u32]) -> Vec<Range<u64>> {
+        coord
+            .iter()
+            .zip(self.chunk_shape.iter().zip(&self.shape))
+            .map(|(&c, (&cs, &s))| {
+                let start = c as u64 * cs as u64;
+                start..(start + cs as u64).min(s as u64)
+            })
+            .collect()
+    }
+}
+
+pub(crate) struct Variable {
+    blocks: BlockPacker,
+    /// Definition order is segment order.
+    arrays: IndexMap<String, PendingArray>,
+}
+
+impl Variable {
+    pub(crate) fn new(config: &WriterConfig, scratch: PathBuf) -> Self {
+        Self { blocks: BlockPacker::new(config.codec, config.block_target_size, scratch), arrays: IndexMap::new() }
+    }
+
+    /// Declares dataset `name`'s array. A missing chunk shape stores the
+    /// array as one chunk; a zero chunk extent is allowed on an empty axis
+    /// only, and stored as 1.
+    pub(crate) fn define(
+        &mut self,
+        name: &str,
+        dtype: DType,
+        dimension_names: Vec<String>,
+        shape: &[u64],
+        chunk_shape: Option<&[u64]>,
+        fill: Option<FillValue>,
+    ) -> Result<()> {
+        if self.arrays.contains_key(name) {
+            return Err(Error::InvalidArgument(format!("'{name}' is already defined in this variable")));
+        }
+        let rank = shape.len();
+        let to_u32 = |v: u64, what: &str| {
+            u32::try_from(v).map_err(|_| Error::InvalidArgument(format!("{what} {v} exceeds the format's 32-bit limit")))
+        };
+        let shape: Vec<u32> = shape.iter().map(|&s| to_u32(s, "axis length")).collect::<Result<_>>()?;
+        let chunk: Vec<u64> = chunk_shape.map_or_else(|| shape.iter().map(|&s| s as u64).collect(), <[u64]>::to_vec);
+        if chunk.len() != rank {
+            return Err(Error::InvalidArgument(format!(
+                "chunk shape {chunk:?} has {} axes, but the shape {shape:?} has {rank}",
+                chunk.len()
+            )));
+        }
+        let mut chunk_shape = Vec::with_capacity(rank);
+        for (axis, (&c, &s)) in chunk.iter().zip(&shape).enumerate() {
+            if c == 0 && s != 0 {
+                return Err(Error::InvalidArgument(format!(
+                    "chunk extent 0 on axis {axis}, whose length is {s}"
+                )));
+            }
+            chunk_shape.push(to_u32(c, "chunk extent")?.max(1));
+        }
+        let dimension_names =
+            if dimension_names.len() == rank { dimension_names } else { (0..rank).map(|i| format!("dim{i}")).collect() };
+        let pending = PendingArray {
+            dtype,
+            shape,
+            dimension_names,
+            chunk_shape,
+            fill,
+            chunks: BTreeMap::new(),
+            attributes: IndexMap::new(),
+        };
+        self.arrays.insert(name.to_string(), pending);
+        Ok(())
+    }
+
+    fn array(&self, name: &str) -> Result<&PendingArray> {
+        self.arrays.get(name).ok_or_else(|| Error::InvalidArgument(format!("'{name}' is not defined")))
+    }
+
+    pub(crate) fn set_attribute(&mut self, name: &str, key: &str, value: Attr) -> Result<()> {
+        let array = self.arrays.get_mut(name).ok_or_else(|| Error::InvalidArgument(format!("'{name}' is not defined")))?;
+        array.attributes.insert(key.to_string(), value);
+        Ok(())
+    }
+
+    /// Writes a box of `shape` elements at `start`. Chunks it covers fully
+    /// are encoded from `cells`; chunks it covers in part are read back
+    /// (or made from the fill), patched and stored again.
+    pub(crate) fn write(&mut self, name: &str, start: &[u64], shape: &[u64], cells: &Cells<'_>) -> Result<()> {
+        let array = self.array(name)?;
+        let rank = array.shape.len();
+        if start.len() != rank || shape.len() != rank {
+            return Err(Error::OutOfBounds(format!(
+                "a write at {start:?} of shape {shape:?} into an array of rank {rank}"
+            )));
+        }
+        for axis in 0..rank {
+            let end = start[axis].checked_add(shape[axis]);
+            if end.is_none_or(|end| end > array.shape[axis] as u64) {
+                return Err(Error::OutOfBounds(format!(
+                    "a write at {start:?} of shape {shape:?} reaches past axis {axis} of length {}",
+                    array.shape[axis]
+                )));
+            }
+        }
+        let width = array.dtype.element_size().unwrap_or(0);
+        let count: u64 = shape.iter().product();
+        if cells.len(width) as u64 != count {
+            return Err(Error::InvalidArgument(format!(
+                "a write of shape {shape:?} needs {count} elements, {} were given",
+                cells.len(width)
+            )));
+        }
+        if count == 0 {
+            return Ok(());
+        }
+        let grid: Vec<Range<u32>> = (0..rank)
+            .map(|a| {
+                let cs = array.chunk_shape[a] as u64;
+                (start[a] / cs) as u32..(start[a] + shape[a]).div_ceil(cs) as u32
+            })
+            .collect();
+        let input: Vec<usize> = shape.iter().map(|&s| s as usize).collect();
+        for coord in coords(&grid) {
+            let array = self.array(name)?;
+            let chunk = array.chunk_box(&coord);
+            let extent: Vec<u64> = chunk.iter().map(|r| r.end - r.start).collect();
+            let overlap: Vec<Range<u64>> =
+                (0..rank).map(|a| start[a].max(chunk[a].start)..(start[a] + shape[a]).min(chunk[a].end)).collect();
+            let box_extent: Vec<usize> = overlap.iter().map(|r| (r.end - r.start) as usize).collect();
+            let from: Vec<usize> = (0..rank).map(|a| (overlap[a].start - start[a]) as usize).collect();
+            let len = extent.iter().product::<u64>() as usize;
+            let buf = if overlap == chunk {
+                let mut buf = ChunkBuf::with_capacity(&array.dtype, len);
+                let own: Vec<usize> = extent.iter().map(|&e| e as usize).collect();
+                for_each_run(&box_extent, (&input, &from), (&own, &vec![0; rank]), |src, _, run| {
+                    buf.push_run(cells, src, run)
+                });
+                buf
+            } else {
+                let mut buf = match array.chunks.get(&coord) {
+                    Some(written) => ChunkBuf::decode(&array.dtype, &self.blocks.fetch(&written.at)?, len)?,
+                    None => ChunkBuf::filled(&array.dtype, array.fill.as_ref(), len),
+                };
+                let own: Vec<usize> = extent.iter().map(|&e| e as usize).collect();
+                let at: Vec<usize> = (0..rank).map(|a| (overlap[a].start - chunk[a].start) as usize).collect();
+                for_each_run(&box_extent, (&input, &from), (&own, &at), |src, dst, run| {
+                    buf.put_run(dst, cells, src, run)
+                });
+                buf
+            };
+            self.store(name, coord, &buf.encode())?;
+        }
+        Ok(())
+    }
+
+    /// Stores one chunk's encoded bytes, as they are; its statistics come
+    /// from the bytes.
+    pub(crate) fn store(&mut self, name: &str, coord: Vec<u32>, bytes: &[u8]) -> Result<()> {
+        let array = self.array(name)?;
+        let partial = stats::chunk_partial(bytes, &array.dtype, array.fill.as_ref());
+        let at = self.blocks.push(bytes)?;
+        let array = self.arrays.get_mut(name).expect("checked above");
+        array.chunks.insert(coord, Written { at, partial });
+        Ok(())
+    }
+
+    /// Appends the finished segment to `out` and returns its length.
+    pub(crate) fn finish(self, out: &mut impl Write) -> Result<u64> {
+        let Variable { blocks, arrays } = self;
+        let (scratch, data_len, blocks) = blocks.finish()?;
+        let mut pools = Pools::default();
+        let mut metas = Vec::with_capacity(arrays.len());
+        for (name, array) in arrays {
+            let elements: u64 = array.shape.iter().map(|&s| s as u64).product();
+            let stats = stats::finish(&name, elements, array.chunks.values().map(|w| &w.partial));
+            let mut keys: Vec<(String, Attr)> = array.attributes.into_iter().collect();
+            keys.sort_by(|a, b| a.0.cmp(&b.0));
+            let attributes = keys.iter().map(|(k, v)| (pools.string(k), pools.value(v))).collect();
+            metas.push(ArrayMeta {
+                name,
+                dtype: array.dtype,
+                shape: array.shape,
+                dimension_names: array.dimension_names,
+                chunk_shape: array.chunk_shape,
+                chunks: array.chunks.into_iter().map(|(coord, w)| ChunkEntry { coord, address: w.at }).collect(),
+                fill_value: array.fill,
+                attributes,
+                stats: Some(stats),
+            });
+        }
+        let (strings, values) = pools.finish();
+        let footer = SegmentFooter { version: SEGMENT_VERSION, blocks, strings, values, arrays: metas };
+        let footer = encode_segment_footer(&footer)?;
+        if data_len > 0 {
+            let mut data = std::fs::File::open(&scratch)?;
+            let copied = std::io::copy(&mut data, out)?;
+            if copied != data_len {
+                return Err(Error::Io(format!("scratch {} holds {copied} bytes, {data_len} expected", scratch.display())));
+            }
+            drop(data);
+            // Reclaim the scratch copy now, not at the end.
+            let _ = std::fs::remove_file(&scratch);
+        }
+        out.write_all(&footer)?;
+        Ok(data_len + footer.len() as u64)
+    }
+
+    /// Bytes this variable holds in memory (the open block).
+    pub(crate) fn open_bytes(&self) -> usize {
+        self.blocks.open_bytes()
+    }
+
+    pub(crate) fn dtype_of(&self, name: &str) -> Option<&DType> {
+        self.arrays.get(name).map(|a| &a.dtype)
+    }
+}
+
+/// Every coordinate in a box of the chunk grid, in C order.
+fn coords(grid: &[Range<u32>]) -> impl Iterator<Item = Vec<u32>> + '_ {
+    let total: u64 = grid.iter().map(|r| (r.end - r.start) as u64).product();
+    (0..total).map(move |mut i| {
+        let mut coord = vec![0u32; grid.len()];
+        for axis in (0..grid.len()).rev() {
+            let n = (grid[axis].end - grid[axis].start) as u64;
+            coord[axis] = grid[axis].start + (i % n) as u32;
+            i /= n;
+        }
+        coord
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::footer::Codec;
+    use crate::format::segment::{decode_segment_footer, decode_segment_trailer};
+    use crate::write::element::WriteElement;
+
+    fn variable(name: &str) -> Variable {
+        let path = std::env::temp_dir().join(format!("atlas-wasm-var-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        Variable::new(&WriterConfig { codec: Codec::Uncompressed, block_target_size: 16 }, path)
+    }
+
+    fn footer(v: Variable) -> (Vec<u8>, SegmentFooter) {
+        let mut out = Vec::new();
+        let len = v.finish(&mut out).unwrap();
+        assert_eq!(len, out.len() as u64);
+        let range = decode_segment_trailer(&out, len).unwrap();
+        let footer = decode_segment_footer(&out[range.start as usize..range.end as usize]).unwrap();
+        footer.validate(range.start).unwrap();
+        (out, footer)
+    }
+
+    #[test]
+    fn unaligned_writes_patch_partly_covered_chunks() {
+        let mut v = variable("patch");
+        v.define("d", DType::Int32, vec![], &[5], Some(&[2]), Some(FillValue::Int(-1))).unwrap();
+        v.write("d", &[1], &[3], &i32::cells(&[10, 11, 12])).unwrap();
+        v.write("d", &[0], &[1], &i32::cells(&[9])).unwrap();
+        let (raw, f) = footer(v);
+        let a = &f.arrays[0];
+        let chunk = |i: usize| {
+            let at = &a.chunks[i].address;
+            let block = &f.blocks[at.block_id.0 as usize];
+            let start = (block.file_offset + at.offset as u64) as usize;
+            raw[start..start + at.size as usize]
+                .chunks(4)
+                .map(|b| i32::from_le_bytes(b.try_into().unwrap()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!((chunk(0), chunk(1)), (vec![9, 10], vec![11, 12]));
+        // Two chunks written, one (the clipped edge) never: one null.
+        let stats = a.stats.as_ref().unwrap();
+        assert_eq!((stats.row_count, stats.null_count), (5, 1));
+        assert_eq!(a.chunks.len(), 2);
+    }
+
+    #[test]
+    fn strings_patch_and_rank_zero_is_one_element() {
+        let mut v = variable("strings");
+        v.define("d", DType::String, vec!["x".into(), "y".into()], &[2, 3], Some(&[2, 2]), None).unwrap();
+        v.write("d", &[1, 1], &[1, 2], &String::cells(&["a".into(), "bc".into()])).unwrap();
+        v.define("s", DType::Float64, vec![], &[], None, None).unwrap();
+        v.write("s", &[], &[], &f64::cells(&[2.5])).unwrap();
+        let (_, f) = footer(v);
+        assert_eq!(f.arrays[0].chunks.len(), 2);
+        assert_eq!(f.arrays[1].chunk_shape, Vec::<u32>::new());
+        assert_eq!(f.arrays[1].chunks[0].coord, Vec::<u32>::new());
+        assert!(v_errors().is_ok());
+    }
+
+    fn v_errors() -> Result<()> {
+        let mut v = variable("errors");
+        v.define("d", DType::Int8, vec![], &[4], Some(&[0]), None).unwrap_err();
+        v.define("d", DType::Int8, vec![], &[0, 3], Some(&[0, 3]), None)?;
+        v.write("d", &[0, 0], &[0, 3], &i8::cells(&[]))?;
+        v.write("d", &[0, 1], &[0, 3], &i8::cells(&[])).unwrap_err();
+        let (_, f) = footer(v);
+        assert_eq!(f.arrays[0].chunk_shape, vec![1, 3]);
+        Ok(())
+    }
+}

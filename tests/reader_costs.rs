@@ -1,0 +1,279 @@
+//! What each call costs in requests, asserted with a counting source: the
+//! properties the format exists for, turned from assumptions into tests.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use atlas::{AtlasWriter, Codec, WriterConfig};
+use atlas_wasm::source::{CountingSource, RequestLog};
+use atlas_wasm::{Atlas, ByteSource, MemorySource};
+use common::block_on;
+
+const DATASETS: usize = 8;
+const ROWS: usize = 256;
+const COLS: usize = 256;
+
+/// 8 datasets × float32 [256, 256] chunked [64, 256] (64 KiB chunks),
+/// uncompressed, 256 KiB blocks: one block per dataset, a 2 MiB segment.
+/// Two small variables ride along, and a dataset attribute.
+fn write_collection(dir: &Path) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let config = WriterConfig {
+            codec: Codec::Uncompressed,
+            block_target_size: 256 * 1024,
+        };
+        let writer = AtlasWriter::create_path(dir, config).await.unwrap();
+        for d in 0..DATASETS {
+            let mut ds = writer.add_dataset(&format!("day_{d:02}")).await.unwrap();
+            let grid: Vec<f32> = (0..ROWS * COLS)
+                .map(|i| (d * 1_000_000 + i) as f32)
+                .collect();
+            let grid = ndarray::Array::from_shape_vec(ndarray::IxDyn(&[ROWS, COLS]), grid).unwrap();
+            ds.define_array::<f32>(
+                "temperature",
+                vec!["y".into(), "x".into()],
+                vec![ROWS, COLS],
+                Some(vec![64, COLS]),
+                None,
+            )
+            .await
+            .unwrap();
+            ds.write_array("temperature", vec![0, 0], grid.view())
+                .await
+                .unwrap();
+            let t =
+                ndarray::Array::from_shape_vec(ndarray::IxDyn(&[4]), vec![d as i32; 4]).unwrap();
+            ds.define_array::<i32>("station", vec!["n".into()], vec![4], None, None)
+                .await
+                .unwrap();
+            ds.write_array("station", vec![0], t.view()).await.unwrap();
+            ds.set_attribute("day", atlas::Attr::Int64(d as i64));
+            ds.finish().await.unwrap();
+        }
+        writer.finish().await.unwrap();
+    });
+}
+
+struct Counted {
+    atlas: Atlas,
+    data: RequestLog,
+    mask: RequestLog,
+}
+
+fn open_counted(dir: &Path, with_mask: bool) -> Counted {
+    let data = CountingSource::new(MemorySource::new(
+        std::fs::read(dir.join("data.atlas")).unwrap(),
+    ));
+    let mask_bytes = std::fs::read(dir.join("deleted.mask")).unwrap_or_default();
+    let mask = CountingSource::new(MemorySource::new(mask_bytes));
+    let (data_log, mask_log) = (data.log(), mask.log());
+    let mask: Option<Arc<dyn ByteSource>> =
+        with_mask.then(|| Arc::new(mask) as Arc<dyn ByteSource>);
+    let atlas = block_on(Atlas::open(Arc::new(data), mask)).unwrap();
+    Counted {
+        atlas,
+        data: data_log,
+        mask: mask_log,
+    }
+}
+
+fn fixture() -> &'static Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("costs");
+        let _ = std::fs::remove_dir_all(&dir);
+        write_collection(&dir);
+        dir
+    })
+}
+
+#[test]
+fn opening_costs_one_tail_read_and_one_mask_read_in_parallel() {
+    let c = open_counted(fixture(), true);
+    assert_eq!(c.data.requests(), 1, "one tail read opens the container");
+    assert!(c.data.bytes() <= 64 * 1024);
+    assert_eq!(
+        c.mask.requests(),
+        1,
+        "the mask is read alongside, not after"
+    );
+    assert_eq!(c.atlas.dataset_count(), DATASETS);
+}
+
+#[test]
+fn catalogue_questions_cost_nothing() {
+    let c = open_counted(fixture(), false);
+    c.data.reset();
+    assert_eq!(c.atlas.list_datasets().len(), DATASETS);
+    assert_eq!(c.atlas.list_arrays(), vec!["station", "temperature"]);
+    let ds = c.atlas.dataset("day_03").unwrap();
+    assert_eq!(ds.ordinal(), 3);
+    assert_eq!(
+        ds.schema().names().collect::<Vec<_>>(),
+        vec!["temperature", "station"]
+    );
+    assert_eq!(
+        ds.array_meta("temperature").unwrap().dtype().name(),
+        "float32"
+    );
+    assert!(c.atlas.dataset_exists("day_07") && !c.atlas.dataset_exists("day_08"));
+    assert_eq!(c.data.requests(), 0);
+}
+
+#[test]
+fn a_variable_opens_once_and_a_second_dataset_costs_only_its_block() {
+    let c = open_counted(fixture(), false);
+    c.data.reset();
+    let first = c.atlas.dataset("day_02").unwrap();
+    let window = block_on(first.read_array_as::<f32>("temperature", &[10, 20], &[2, 3])).unwrap();
+    assert_eq!(
+        window.data,
+        vec![
+            2_002_580.0,
+            2_002_581.0,
+            2_002_582.0,
+            2_002_836.0,
+            2_002_837.0,
+            2_002_838.0
+        ]
+    );
+    assert_eq!(
+        c.data.requests(),
+        2,
+        "segment tail + the one block holding row 10: {:?}",
+        c.data.entries()
+    );
+    let block = c.data.entries()[1].1;
+    assert!(
+        block <= 256 * 1024,
+        "one block, not the segment: {block} bytes"
+    );
+
+    c.data.reset();
+    let second = c.atlas.dataset("day_05").unwrap();
+    let window =
+        block_on(second.read_array_as::<f32>("temperature", &[255, 255], &[1, 1])).unwrap();
+    assert_eq!(window.data, vec![(5_000_000 + 255 * 256 + 255) as f32]);
+    assert_eq!(
+        c.data.requests(),
+        1,
+        "the segment is cached; only the block is fetched"
+    );
+
+    c.data.reset();
+    block_on(first.read_array_as::<f32>("temperature", &[0, 0], &[1, 1])).unwrap();
+    assert_eq!(c.data.requests(), 0, "a cached block costs nothing");
+}
+
+#[test]
+fn metadata_of_a_variable_costs_one_segment_open_for_the_whole_collection() {
+    let c = open_counted(fixture(), false);
+    c.data.reset();
+    for name in c.atlas.list_datasets() {
+        let ds = c.atlas.dataset(&name).unwrap();
+        let layout = block_on(ds.array_layout("temperature")).unwrap();
+        assert_eq!(layout.shape, vec![ROWS as u64, COLS as u64]);
+        assert_eq!(layout.dimension_names, vec!["y", "x"]);
+    }
+    let stats = block_on(c.atlas.array_stats("temperature"))
+        .unwrap()
+        .unwrap();
+    assert_eq!(stats.row_count, (DATASETS * ROWS * COLS) as u64);
+    assert_eq!(c.data.requests(), 1, "{:?}", c.data.entries());
+
+    c.data.reset();
+    let days = block_on(c.atlas.attributes_by_dataset(None, "day")).unwrap();
+    assert_eq!(days.len(), DATASETS);
+    assert_eq!(days["day_06"], atlas_wasm::Attr::Int64(6));
+    assert_eq!(
+        c.data.requests(),
+        1,
+        "one open of the _datasets segment serves every dataset"
+    );
+}
+
+#[test]
+fn concurrent_reads_of_one_variable_fetch_each_block_once() {
+    let c = open_counted(fixture(), false);
+    block_on(c.atlas.array_stats("temperature")).unwrap();
+    c.data.reset();
+    let names = c.atlas.list_datasets();
+    let reads = names.iter().map(|n| {
+        let ds = c.atlas.dataset(n).unwrap();
+        async move { ds.read_array_as::<f32>("temperature", &[], &[]).await }
+    });
+    let all = block_on(futures_util::future::try_join_all(reads)).unwrap();
+    assert_eq!(all[7].data[0], 7_000_000.0);
+    let mut offsets: Vec<u64> = c.data.entries().iter().map(|&(o, _)| o).collect();
+    offsets.dedup();
+    assert_eq!(
+        offsets.len(),
+        c.data.requests(),
+        "no block twice: {:?}",
+        c.data.entries()
+    );
+}
+
+#[test]
+fn a_sweep_across_datasets_coalesces_neighbouring_blocks() {
+    let c = open_counted(fixture(), false);
+    block_on(c.atlas.array_stats("temperature")).unwrap();
+    c.data.reset();
+    let all = block_on(c.atlas.read_across("temperature", &[100, 0], &[2, 2])).unwrap();
+    assert_eq!(all.len(), DATASETS);
+    assert_eq!(all[7].0, "day_07");
+    let values = all[7].1.clone().into_typed::<f32>().unwrap();
+    assert_eq!(
+        values.data,
+        vec![7_025_600.0, 7_025_601.0, 7_025_856.0, 7_025_857.0]
+    );
+    // Eight touching 256 KiB blocks travel as two 1 MiB reads (the 4 MiB
+    // coalescing limit is not the bound here: the blocks are).
+    assert!(c.data.requests() < DATASETS, "{:?}", c.data.entries());
+    assert!(c.data.bytes() <= (DATASETS * 256 * 1024) as u64);
+}
+
+#[test]
+fn unwritten_data_costs_no_io() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("costs-unwritten");
+    let _ = std::fs::remove_dir_all(&dir);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let writer = AtlasWriter::create_path(&dir, WriterConfig::default())
+            .await
+            .unwrap();
+        let mut ds = writer.add_dataset("sparse").await.unwrap();
+        ds.define_array::<f64>(
+            "v",
+            vec!["t".into()],
+            vec![1000],
+            Some(vec![100]),
+            Some(atlas::FillValue::Float(-9.0)),
+        )
+        .await
+        .unwrap();
+        let head =
+            ndarray::Array::from_shape_vec(ndarray::IxDyn(&[100]), vec![1.5f64; 100]).unwrap();
+        ds.write_array("v", vec![0], head.view()).await.unwrap();
+        ds.finish().await.unwrap();
+        writer.finish().await.unwrap();
+    });
+    let c = open_counted(&dir, false);
+    let ds = c.atlas.dataset("sparse").unwrap();
+    block_on(ds.array_layout("v")).unwrap();
+    c.data.reset();
+    let tail = block_on(ds.read_array_as::<f64>("v", &[500], &[10])).unwrap();
+    assert_eq!(tail.data, vec![-9.0; 10]);
+    assert_eq!(
+        c.data.requests(),
+        0,
+        "never-written chunks come from the fill value"
+    );
+}
