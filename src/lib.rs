@@ -19,10 +19,10 @@ pub mod error;
 pub mod format;
 pub mod read;
 pub mod source;
-#[cfg(feature = "writer")]
-pub mod write;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
+#[cfg(feature = "writer")]
+pub mod write;
 
 pub use error::{Error, Result};
 pub use format::dtype::DType;

@@ -31,6 +31,9 @@ pub struct ReadOptions {
     pub max_concurrency: usize,
     /// Adjacent blocks are fetched in one range read up to this many bytes.
     pub coalesce_bytes: u64,
+    /// The largest answer one read may build, in bytes. Shapes come from the
+    /// file; this keeps a forged shape from claiming all of memory.
+    pub max_answer_bytes: u64,
 }
 
 impl Default for ReadOptions {
@@ -44,6 +47,11 @@ impl Default for ReadOptions {
             },
             max_concurrency: 6,
             coalesce_bytes: 4 << 20,
+            max_answer_bytes: if cfg!(target_arch = "wasm32") {
+                1 << 30
+            } else {
+                4 << 30
+            },
         }
     }
 }
@@ -357,10 +365,11 @@ impl Atlas {
                     meta.dtype
                 )));
             }
-            let plan = Plan::new(meta, start, shape).map_err(|e| match e {
-                Error::OutOfBounds(m) => Error::OutOfBounds(format!("dataset '{name}': {m}")),
-                other => other,
-            })?;
+            let plan = Plan::new(meta, start, shape, self.shared.options.max_answer_bytes)
+                .map_err(|e| match e {
+                    Error::OutOfBounds(m) => Error::OutOfBounds(format!("dataset '{name}': {m}")),
+                    other => other,
+                })?;
             plans.push((name, meta, plan));
         }
         let ids: BTreeSet<u32> = plans.iter().flat_map(|(_, _, p)| p.block_ids()).collect();

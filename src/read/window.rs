@@ -20,7 +20,7 @@ pub(crate) async fn read_window(
     start: &[u64],
     shape: &[u64],
 ) -> Result<NdArray> {
-    let plan = Plan::new(meta, start, shape)?;
+    let plan = Plan::new(meta, start, shape, inner.options.max_answer_bytes)?;
     let blocks = segment.load_blocks(inner, &plan.block_ids()).await?;
     plan.assemble(meta, &blocks)
 }
@@ -33,9 +33,19 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    pub(crate) fn new(meta: &ArrayMeta, start: &[u64], shape: &[u64]) -> Result<Plan> {
+    /// Refuses answers over `limit` bytes: shapes come from the file, and a
+    /// forged one must not claim all of memory.
+    pub(crate) fn new(meta: &ArrayMeta, start: &[u64], shape: &[u64], limit: u64) -> Result<Plan> {
         let window = Window::new(meta, start, shape)?;
         let count = window.element_count()?;
+        // Variable-length items cost at least a slice header each while assembling.
+        let per_element = meta.dtype.element_size().unwrap_or(24) as u64;
+        if count.saturating_mul(per_element) > limit {
+            return Err(Error::TooLarge(format!(
+                "a window of shape {:?} of '{}' ({} elements of {}) exceeds the {limit}-byte answer limit; read it in smaller windows or raise ReadOptions::max_answer_bytes",
+                window.shape, meta.name, count, meta.dtype
+            )));
+        }
         let chunks = window
             .chunks(meta)
             .into_iter()

@@ -16,7 +16,7 @@ use wasm_bindgen_futures::future_to_promise;
 use super::convert::{self, object};
 use super::error::{closed, to_js};
 use super::source::{JsByteSource, JsSource};
-use super::task;
+use super::task::{self, Call};
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::read::{Atlas, DatasetView, ReadOptions};
@@ -29,8 +29,13 @@ fn whole(value: f64, what: &str) -> Result<u64> {
     if value.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&value) {
         Ok(value as u64)
     } else {
+        // JavaScript prints the number: Rust's float formatting costs 15 KB of wasm.
+        let shown: String = js_sys::Number::from(value)
+            .to_string_with_radix(10)
+            .map(Into::into)
+            .unwrap_or_default();
         Err(Error::InvalidArgument(format!(
-            "{what} must be a whole number >= 0, not {value}"
+            "{what} must be a whole number >= 0, not {shown}"
         )))
     }
 }
@@ -62,9 +67,13 @@ fn read_options(options: &JsValue) -> Result<ReadOptions> {
     Ok(out)
 }
 
-/// Runs a future on the JavaScript event loop, mapping its error to an `AtlasError`.
-fn spawn(future: impl std::future::Future<Output = Result<JsValue>> + 'static) -> Promise {
-    future_to_promise(async move { future.await.map_err(to_js) })
+/// Runs a call on the JavaScript event loop, mapping its error to an `AtlasError`.
+fn spawn(call: impl std::future::Future<Output = Result<JsValue>> + 'static) -> Promise {
+    settle(Box::pin(call))
+}
+
+fn settle(call: Call) -> Promise {
+    future_to_promise(async move { call.await.map_err(to_js) })
 }
 
 /// One open collection.
@@ -86,11 +95,14 @@ impl AtlasHandle {
             let options = read_options(&options)?;
             let data: Arc<dyn ByteSource> = Arc::new(JsByteSource::new(data));
             let mask = mask.map(|m| Arc::new(JsByteSource::new(m)) as Arc<dyn ByteSource>);
-            let atlas = task::run(Atlas::open_with(data, mask, options), abort, None).await?;
-            Ok(AtlasHandle {
-                slot: Rc::new(RefCell::new(Some(atlas))),
-            }
-            .into())
+            let open = async move {
+                let atlas = Atlas::open_with(data, mask, options).await?;
+                Ok(AtlasHandle {
+                    slot: Rc::new(RefCell::new(Some(atlas))),
+                }
+                .into())
+            };
+            task::run(Box::pin(open), abort, None).await
         })
     }
 
@@ -305,8 +317,12 @@ impl DatasetHandle {
                     .collect()
             };
             let (start, shape) = (axes(start, "start")?, axes(shape, "shape")?);
-            let read = view.read_array(&array, &start, &shape);
-            Ok(convert::array(task::run(read, abort, on_progress).await?))
+            let read = async move {
+                Ok(convert::array(
+                    view.read_array(&array, &start, &shape).await?,
+                ))
+            };
+            task::run(Box::pin(read), abort, on_progress).await
         }))
     }
 }

@@ -54,13 +54,16 @@ pub(crate) fn current() -> Option<Rc<Progress>> {
     CURRENT.with(|c| c.borrow().clone())
 }
 
+/// One boxed future type for every call, so the code below exists once.
+pub(crate) type Call = Pin<Box<dyn Future<Output = Result<JsValue>>>>;
+
 /// Runs `future` to its end, or to the settling of `abort` (then
 /// [`Error::Aborted`]), reporting source reads to `on_progress`.
-pub(crate) async fn run<T>(
-    future: impl Future<Output = Result<T>>,
+pub(crate) async fn run(
+    future: Call,
     abort: Option<Promise>,
     on_progress: Option<Function>,
-) -> Result<T> {
+) -> Result<JsValue> {
     let progress = on_progress.map(|callback| {
         Rc::new(Progress {
             callback,
@@ -69,7 +72,7 @@ pub(crate) async fn run<T>(
         })
     });
     let tracked = Tracked {
-        inner: Box::pin(future),
+        inner: future,
         progress,
     };
     match abort {
@@ -82,15 +85,15 @@ pub(crate) async fn run<T>(
 }
 
 /// A future that makes its progress current while it is polled.
-struct Tracked<F> {
-    inner: Pin<Box<F>>,
+struct Tracked {
+    inner: Call,
     progress: Option<Rc<Progress>>,
 }
 
-impl<F: Future> Future for Tracked<F> {
-    type Output = F::Output;
+impl Future for Tracked {
+    type Output = Result<JsValue>;
 
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let previous = CURRENT.with(|c| c.replace(self.progress.clone()));
         let polled = self.inner.as_mut().poll(cx);
         CURRENT.with(|c| *c.borrow_mut() = previous);

@@ -32,7 +32,14 @@ pub(crate) struct BlockPacker {
 
 impl BlockPacker {
     pub(crate) fn new(codec: Codec, target: usize, scratch: PathBuf) -> Self {
-        Self { codec, target, scratch, open: Vec::new(), closed: Vec::new(), spilled: 0 }
+        Self {
+            codec,
+            target,
+            scratch,
+            open: Vec::new(),
+            closed: Vec::new(),
+            spilled: 0,
+        }
     }
 
     /// Appends a chunk's bytes and returns where they landed.
@@ -49,7 +56,11 @@ impl BlockPacker {
         if self.open.len() >= self.target {
             self.close()?;
         }
-        Ok(ChunkAddress { block_id: BlockId(id), offset: offset as u32, size: bytes.len() as u32 })
+        Ok(ChunkAddress {
+            block_id: BlockId(id),
+            offset: offset as u32,
+            size: bytes.len() as u32,
+        })
     }
 
     /// The decompressed bytes of a chunk placed earlier.
@@ -61,7 +72,11 @@ impl BlockPacker {
         }
         let block = &self.closed[id];
         let mut compressed = vec![0u8; block.compressed_size as usize];
-        read_at(&File::open(&self.scratch)?, &mut compressed, block.file_offset)?;
+        read_at(
+            &File::open(&self.scratch)?,
+            &mut compressed,
+            block.file_offset,
+        )?;
         let bytes = decompress_block(&block.codec, &compressed, block.uncompressed_size)?;
         Ok(bytes[from..to].to_vec())
     }
@@ -71,7 +86,10 @@ impl BlockPacker {
             return Ok(());
         }
         let (codec, compressed) = compress(self.codec, &self.open)?;
-        let mut file = OpenOptions::new().create(true).append(true).open(&self.scratch)?;
+        let mut file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.scratch)?;
         file.write_all(&compressed)?;
         self.closed.push(BlockMeta {
             id: BlockId(self.closed.len() as u32),
@@ -107,7 +125,10 @@ pub(crate) fn compress(codec: Codec, block: &[u8]) -> Result<(CodecId, Vec<u8>)>
             CodecId::Named("zstd".into()),
             zstd::bulk::compress(block, 3).map_err(|e| Error::Io(format!("zstd: {e}")))?,
         ),
-        Codec::Lz4 => (CodecId::Named("lz4".into()), lz4_flex::block::compress_prepend_size(block)),
+        Codec::Lz4 => (
+            CodecId::Named("lz4".into()),
+            lz4_flex::block::compress_prepend_size(block),
+        ),
         Codec::Uncompressed => (CodecId::None, block.to_vec()),
     })
 }
@@ -130,7 +151,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("atlas-wasm-blocks-{}-{name}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("atlas-wasm-blocks-{}-{name}", std::process::id()));
         let _ = std::fs::remove_file(&dir);
         dir
     }
@@ -143,7 +165,10 @@ mod tests {
             let a = packer.push(&[1; 5]).unwrap();
             let b = packer.push(&[2; 5]).unwrap(); // closes block 0 at 10 bytes
             let c = packer.push(&[3; 2]).unwrap();
-            assert_eq!((a.block_id.0, b.block_id.0, b.offset, c.block_id.0), (0, 0, 5, 1));
+            assert_eq!(
+                (a.block_id.0, b.block_id.0, b.offset, c.block_id.0),
+                (0, 0, 5, 1)
+            );
             assert_eq!(packer.fetch(&b).unwrap(), vec![2; 5]);
             assert_eq!(packer.fetch(&c).unwrap(), vec![3; 2]);
             let (_, len, blocks) = packer.finish().unwrap();

@@ -20,7 +20,10 @@ impl ChunkBuf {
     /// binary whatever the fill.
     pub(crate) fn filled(dtype: &DType, fill: Option<&FillValue>, len: usize) -> ChunkBuf {
         match fill_element(dtype, fill) {
-            Some(element) => ChunkBuf::Fixed { width: element.len(), bytes: element.repeat(len) },
+            Some(element) => ChunkBuf::Fixed {
+                width: element.len(),
+                bytes: element.repeat(len),
+            },
             None => ChunkBuf::Var(vec![Vec::new(); len]),
         }
     }
@@ -28,8 +31,16 @@ impl ChunkBuf {
     /// Decodes stored chunk bytes of `dtype` holding `len` elements.
     pub(crate) fn decode(dtype: &DType, bytes: &[u8], len: usize) -> Result<ChunkBuf> {
         let buf = match dtype.element_size() {
-            Some(width) if is_scalar(dtype) => ChunkBuf::Fixed { width, bytes: bytes.to_vec() },
-            _ => ChunkBuf::Var(split_offsets(bytes).into_iter().map(<[u8]>::to_vec).collect()),
+            Some(width) if is_scalar(dtype) => ChunkBuf::Fixed {
+                width,
+                bytes: bytes.to_vec(),
+            },
+            _ => ChunkBuf::Var(
+                split_offsets(bytes)
+                    .into_iter()
+                    .map(<[u8]>::to_vec)
+                    .collect(),
+            ),
         };
         if buf.len() != len {
             return Err(Error::corrupt(format!(
@@ -43,7 +54,10 @@ impl ChunkBuf {
     /// An empty chunk that will receive elements of `dtype`.
     pub(crate) fn with_capacity(dtype: &DType, len: usize) -> ChunkBuf {
         match dtype.element_size() {
-            Some(width) if is_scalar(dtype) => ChunkBuf::Fixed { width, bytes: Vec::with_capacity(width * len) },
+            Some(width) if is_scalar(dtype) => ChunkBuf::Fixed {
+                width,
+                bytes: Vec::with_capacity(width * len),
+            },
             _ => ChunkBuf::Var(Vec::with_capacity(len)),
         }
     }
@@ -61,7 +75,9 @@ impl ChunkBuf {
             (ChunkBuf::Fixed { width, bytes }, Cells::Fixed(input)) => {
                 bytes.extend_from_slice(&input[from * *width..(from + run) * *width])
             }
-            (ChunkBuf::Var(items), Cells::Var(input)) => items.extend(input[from..from + run].iter().map(|s| s.to_vec())),
+            (ChunkBuf::Var(items), Cells::Var(input)) => {
+                items.extend(input[from..from + run].iter().map(|s| s.to_vec()))
+            }
             _ => unreachable!("the dtype check matched the cell kinds"),
         }
     }
@@ -98,7 +114,9 @@ fn is_scalar(dtype: &DType) -> bool {
 }
 
 /// `N + 1` offsets, then the bytes.
-pub(crate) fn encode_offsets<'a>(items: impl ExactSizeIterator<Item = &'a [u8]> + Clone) -> Vec<u8> {
+pub(crate) fn encode_offsets<'a>(
+    items: impl ExactSizeIterator<Item = &'a [u8]> + Clone,
+) -> Vec<u8> {
     let total: usize = items.clone().map(<[u8]>::len).sum();
     let mut out = Vec::with_capacity(4 * (items.len() + 1) + total);
     let mut end = 0u32;
@@ -135,7 +153,9 @@ pub(crate) fn vlen_count(bytes: &[u8]) -> usize {
 pub(crate) fn split_offsets(bytes: &[u8]) -> Vec<&[u8]> {
     let n = vlen_count(bytes);
     let base = (n + 1) * 4;
-    let offset = |i: usize| u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().expect("4 bytes")) as usize;
+    let offset = |i: usize| {
+        u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().expect("4 bytes")) as usize
+    };
     (0..n)
         .map(|i| {
             let (start, end) = (base + offset(i), base + offset(i + 1));
@@ -155,16 +175,36 @@ pub(crate) fn fill_element(dtype: &DType, fill: Option<&FillValue>) -> Option<Ve
         }};
     }
     Some(match dtype {
-        DType::UInt8 => num!(u8, FillValue::UInt(v) => *v as u8, FillValue::Int(v) => *v as u8, FillValue::Float(v) => *v as u8, FillValue::Bool(v) => *v as u8),
-        DType::UInt16 => num!(u16, FillValue::UInt(v) => *v as u16, FillValue::Int(v) => *v as u16, FillValue::Float(v) => *v as u16, FillValue::Bool(v) => *v as u16),
-        DType::UInt32 => num!(u32, FillValue::UInt(v) => *v as u32, FillValue::Int(v) => *v as u32, FillValue::Float(v) => *v as u32, FillValue::Bool(v) => *v as u32),
-        DType::UInt64 => num!(u64, FillValue::UInt(v) => *v, FillValue::Int(v) => *v as u64, FillValue::Float(v) => *v as u64, FillValue::Bool(v) => *v as u64),
-        DType::Int8 => num!(i8, FillValue::Int(v) => *v as i8, FillValue::UInt(v) => *v as i8, FillValue::Float(v) => *v as i8),
-        DType::Int16 => num!(i16, FillValue::Int(v) => *v as i16, FillValue::UInt(v) => *v as i16, FillValue::Float(v) => *v as i16),
-        DType::Int32 => num!(i32, FillValue::Int(v) => *v as i32, FillValue::UInt(v) => *v as i32, FillValue::Float(v) => *v as i32),
-        DType::Int64 => num!(i64, FillValue::Int(v) => *v, FillValue::UInt(v) => *v as i64, FillValue::Float(v) => *v as i64),
-        DType::Float32 => num!(f32, FillValue::Float(v) => *v as f32, FillValue::Int(v) => *v as f32, FillValue::UInt(v) => *v as f32),
-        DType::Float64 => num!(f64, FillValue::Float(v) => *v, FillValue::Int(v) => *v as f64, FillValue::UInt(v) => *v as f64),
+        DType::UInt8 => {
+            num!(u8, FillValue::UInt(v) => *v as u8, FillValue::Int(v) => *v as u8, FillValue::Float(v) => *v as u8, FillValue::Bool(v) => *v as u8)
+        }
+        DType::UInt16 => {
+            num!(u16, FillValue::UInt(v) => *v as u16, FillValue::Int(v) => *v as u16, FillValue::Float(v) => *v as u16, FillValue::Bool(v) => *v as u16)
+        }
+        DType::UInt32 => {
+            num!(u32, FillValue::UInt(v) => *v as u32, FillValue::Int(v) => *v as u32, FillValue::Float(v) => *v as u32, FillValue::Bool(v) => *v as u32)
+        }
+        DType::UInt64 => {
+            num!(u64, FillValue::UInt(v) => *v, FillValue::Int(v) => *v as u64, FillValue::Float(v) => *v as u64, FillValue::Bool(v) => *v as u64)
+        }
+        DType::Int8 => {
+            num!(i8, FillValue::Int(v) => *v as i8, FillValue::UInt(v) => *v as i8, FillValue::Float(v) => *v as i8)
+        }
+        DType::Int16 => {
+            num!(i16, FillValue::Int(v) => *v as i16, FillValue::UInt(v) => *v as i16, FillValue::Float(v) => *v as i16)
+        }
+        DType::Int32 => {
+            num!(i32, FillValue::Int(v) => *v as i32, FillValue::UInt(v) => *v as i32, FillValue::Float(v) => *v as i32)
+        }
+        DType::Int64 => {
+            num!(i64, FillValue::Int(v) => *v, FillValue::UInt(v) => *v as i64, FillValue::Float(v) => *v as i64)
+        }
+        DType::Float32 => {
+            num!(f32, FillValue::Float(v) => *v as f32, FillValue::Int(v) => *v as f32, FillValue::UInt(v) => *v as f32)
+        }
+        DType::Float64 => {
+            num!(f64, FillValue::Float(v) => *v, FillValue::Int(v) => *v as f64, FillValue::UInt(v) => *v as f64)
+        }
         DType::TimestampNs => num!(i64, FillValue::TimestampNs(v) => *v, FillValue::Int(v) => *v),
         // No writer in the family can write bool or list arrays; zeros keep
         // a patch of one defined.
@@ -241,22 +281,47 @@ mod tests {
 
     #[test]
     fn fills_convert_with_as() {
-        assert_eq!(fill_element(&DType::Int8, Some(&FillValue::Int(300))), Some(vec![44]));
-        assert_eq!(fill_element(&DType::UInt16, Some(&FillValue::Float(-3.0))), Some(vec![0, 0]));
-        assert_eq!(fill_element(&DType::Int32, Some(&FillValue::Bool(true))), Some(vec![0; 4]));
-        assert_eq!(fill_element(&DType::UInt8, Some(&FillValue::Bool(true))), Some(vec![1]));
-        assert_eq!(fill_element(&DType::TimestampNs, Some(&FillValue::Float(1.0))), Some(vec![0; 8]));
-        assert_eq!(fill_element(&DType::String, Some(&FillValue::String("x".into()))), None);
+        assert_eq!(
+            fill_element(&DType::Int8, Some(&FillValue::Int(300))),
+            Some(vec![44])
+        );
+        assert_eq!(
+            fill_element(&DType::UInt16, Some(&FillValue::Float(-3.0))),
+            Some(vec![0, 0])
+        );
+        assert_eq!(
+            fill_element(&DType::Int32, Some(&FillValue::Bool(true))),
+            Some(vec![0; 4])
+        );
+        assert_eq!(
+            fill_element(&DType::UInt8, Some(&FillValue::Bool(true))),
+            Some(vec![1])
+        );
+        assert_eq!(
+            fill_element(&DType::TimestampNs, Some(&FillValue::Float(1.0))),
+            Some(vec![0; 8])
+        );
+        assert_eq!(
+            fill_element(&DType::String, Some(&FillValue::String("x".into()))),
+            None
+        );
     }
 
     #[test]
     fn runs_cover_a_box() {
         let mut seen = Vec::new();
         // A 2x2 box at (1,1) of a 3x4 source into a 2x2 destination.
-        for_each_run(&[2, 2], (&[3, 4], &[1, 1]), (&[2, 2], &[0, 0]), |s, d, r| seen.push((s, d, r)));
+        for_each_run(
+            &[2, 2],
+            (&[3, 4], &[1, 1]),
+            (&[2, 2], &[0, 0]),
+            |s, d, r| seen.push((s, d, r)),
+        );
         assert_eq!(seen, vec![(5, 0, 2), (9, 2, 2)]);
         let mut scalar = Vec::new();
-        for_each_run(&[], (&[], &[]), (&[], &[]), |s, d, r| scalar.push((s, d, r)));
+        for_each_run(&[], (&[], &[]), (&[], &[]), |s, d, r| {
+            scalar.push((s, d, r))
+        });
         assert_eq!(scalar, vec![(0, 0, 1)]);
     }
 }

@@ -13,7 +13,9 @@ use indexmap::IndexMap;
 use crate::error::{Error, Result};
 use crate::format::container::{encode_header, encode_trailer, FORMAT_VERSION, HEADER_SIZE};
 use crate::format::dtype::DType;
-use crate::format::footer::{CollectionFooter, InternedSchema, VariableEntry, DATASET_ATTRS_VARIABLE};
+use crate::format::footer::{
+    CollectionFooter, InternedSchema, VariableEntry, DATASET_ATTRS_VARIABLE,
+};
 use crate::format::value::{Attr, FillValue};
 use crate::write::element::{Cells, WriteElement};
 use crate::write::variable::Variable;
@@ -51,16 +53,26 @@ impl Interner {
         }
     }
 
-    fn schema(&mut self, arrays: &IndexMap<String, DType>, attrs: &[(String, Attr)], array_attrs: &[(u32, Vec<(String, Attr)>)]) -> u32 {
+    fn schema(
+        &mut self,
+        arrays: &IndexMap<String, DType>,
+        attrs: &[(String, Attr)],
+        array_attrs: &[(u32, Vec<(String, Attr)>)],
+    ) -> u32 {
         let mut schema = InternedSchema::default();
         for (name, dtype) in arrays {
             schema.arrays.push((self.string(name), self.dtype(dtype)));
         }
         for (key, value) in attrs {
-            schema.attrs.push((self.string(key), self.dtype(&value.dtype())));
+            schema
+                .attrs
+                .push((self.string(key), self.dtype(&value.dtype())));
         }
         for (position, keyed) in array_attrs {
-            let keys = keyed.iter().map(|(k, v)| (self.string(k), self.dtype(&v.dtype()))).collect();
+            let keys = keyed
+                .iter()
+                .map(|(k, v)| (self.string(k), self.dtype(&v.dtype())))
+                .collect();
             schema.array_attrs.push((*position, keys));
         }
         if let Some(&i) = self.schema_index.get(&schema) {
@@ -96,14 +108,17 @@ impl State {
     fn variable(&mut self, name: &str) -> &mut Variable {
         if !self.variables.contains_key(name) {
             let scratch = self.work.join(format!("v{}", self.variables.len()));
-            self.variables.insert(name.to_string(), Variable::new(&self.config, scratch));
+            self.variables
+                .insert(name.to_string(), Variable::new(&self.config, scratch));
         }
         self.variables.get_mut(name).expect("inserted above")
     }
 
     fn check_open(&self) -> Result<()> {
         if self.done {
-            return Err(Error::InvalidArgument("the collection writer has already finished".into()));
+            return Err(Error::InvalidArgument(
+                "the collection writer has already finished".into(),
+            ));
         }
         Ok(())
     }
@@ -160,7 +175,9 @@ impl AtlasWriter {
             calls: 0,
             done: false,
         };
-        Ok(AtlasWriter { state: Arc::new(Mutex::new(state)) })
+        Ok(AtlasWriter {
+            state: Arc::new(Mutex::new(state)),
+        })
     }
 
     /// Begins a dataset; it enters the collection at [`DatasetWriter::finish`].
@@ -173,7 +190,9 @@ impl AtlasWriter {
         let mut state = lock(&self.state);
         state.check_open()?;
         if !state.names.insert(name.to_string()) {
-            return Err(Error::InvalidArgument(format!("a dataset named '{name}' was already added")));
+            return Err(Error::InvalidArgument(format!(
+                "a dataset named '{name}' was already added"
+            )));
         }
         state.calls += 1;
         Ok(DatasetWriter {
@@ -193,7 +212,11 @@ impl AtlasWriter {
 
     /// Bytes of open blocks held in memory now (one per variable at most).
     pub fn buffered_bytes(&self) -> usize {
-        lock(&self.state).variables.values().map(Variable::open_bytes).sum()
+        lock(&self.state)
+            .variables
+            .values()
+            .map(Variable::open_bytes)
+            .sum()
     }
 
     /// Writes the segments, the footer and the trailer, then renames the
@@ -221,10 +244,16 @@ impl AtlasWriter {
         for (name, variable) in std::mem::take(&mut state.variables) {
             // Only datasets dropped unfinished declared this one: nothing
             // can reach it, so it is left out (atlas-rust fails here).
-            let Some(&index) = interner.string_index.get(&name) else { continue };
+            let Some(&index) = interner.string_index.get(&name) else {
+                continue;
+            };
             out.flush()?;
             let len = variable.finish(out.get_mut())?;
-            variables.push(VariableEntry { name: index, seg_offset: offset, seg_len: len });
+            variables.push(VariableEntry {
+                name: index,
+                seg_offset: offset,
+                seg_len: len,
+            });
             offset += len;
         }
         let footer = CollectionFooter {
@@ -235,7 +264,10 @@ impl AtlasWriter {
             dtype_pool: interner.dtypes,
             schema_pool: interner.schemas,
             variables,
-            datasets: entries.into_iter().map(|(_, name, schema)| (name, schema)).collect(),
+            datasets: entries
+                .into_iter()
+                .map(|(_, name, schema)| (name, schema))
+                .collect(),
         };
         let packed = footer.to_msgpack()?;
         let compressed = zstd::stream::encode_all(packed.as_slice(), 0)?;
@@ -297,11 +329,21 @@ impl DatasetWriter {
     ) -> Result<()> {
         validate_name(array)?;
         if self.arrays.contains_key(array) {
-            return Err(Error::InvalidArgument(format!("dataset '{}' already defines '{array}'", self.name)));
+            return Err(Error::InvalidArgument(format!(
+                "dataset '{}' already defines '{array}'",
+                self.name
+            )));
         }
         let mut state = lock(&self.state);
         state.check_open()?;
-        state.variable(array).define(&self.name, dtype.clone(), dimension_names, shape, chunk_shape, fill)?;
+        state.variable(array).define(
+            &self.name,
+            dtype.clone(),
+            dimension_names,
+            shape,
+            chunk_shape,
+            fill,
+        )?;
         drop(state);
         self.arrays.insert(array.to_string(), dtype);
         Ok(())
@@ -309,19 +351,36 @@ impl DatasetWriter {
 
     /// Writes `data` (C order, `shape` elements) into `array` at `start`.
     /// The box may span chunks and need not align with them.
-    pub fn write_array<T: WriteElement>(&mut self, array: &str, start: &[u64], shape: &[u64], data: &[T]) -> Result<()> {
+    pub fn write_array<T: WriteElement>(
+        &mut self,
+        array: &str,
+        start: &[u64],
+        shape: &[u64],
+        data: &[T],
+    ) -> Result<()> {
         self.check_dtype(array, &T::DTYPE)?;
         self.write_cells(array, start, shape, &T::cells(data))
     }
 
-    pub(crate) fn write_cells(&mut self, array: &str, start: &[u64], shape: &[u64], cells: &Cells<'_>) -> Result<()> {
+    pub(crate) fn write_cells(
+        &mut self,
+        array: &str,
+        start: &[u64],
+        shape: &[u64],
+        cells: &Cells<'_>,
+    ) -> Result<()> {
         let mut state = lock(&self.state);
         state.check_open()?;
         state.variable(array).write(&self.name, start, shape, cells)
     }
 
     /// Stores one chunk's encoded bytes as they are (a rewrite's copy path).
-    pub(crate) fn write_raw_chunk(&mut self, array: &str, coord: Vec<u32>, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn write_raw_chunk(
+        &mut self,
+        array: &str,
+        coord: Vec<u32>,
+        bytes: &[u8],
+    ) -> Result<()> {
         if !self.arrays.contains_key(array) {
             return Err(self.not_found(array));
         }
@@ -331,15 +390,25 @@ impl DatasetWriter {
     }
 
     fn check_dtype(&self, array: &str, wanted: &DType) -> Result<()> {
-        let stored = self.arrays.get(array).ok_or_else(|| self.not_found(array))?;
+        let stored = self
+            .arrays
+            .get(array)
+            .ok_or_else(|| self.not_found(array))?;
         if stored != wanted {
-            return Err(Error::DTypeMismatch { array: array.to_string(), stored: stored.name(), requested: wanted.name() });
+            return Err(Error::DTypeMismatch {
+                array: array.to_string(),
+                stored: stored.name(),
+                requested: wanted.name(),
+            });
         }
         Ok(())
     }
 
     fn not_found(&self, array: &str) -> Error {
-        Error::ArrayNotFound { dataset: self.name.clone(), array: array.to_string() }
+        Error::ArrayNotFound {
+            dataset: self.name.clone(),
+            array: array.to_string(),
+        }
     }
 
     /// Sets a dataset-level attribute; a repeated key replaces its value and keeps its place.
@@ -352,7 +421,11 @@ impl DatasetWriter {
         if !self.arrays.contains_key(array) {
             return Err(self.not_found(array));
         }
-        upsert(self.array_attrs.entry(array.to_string()).or_default(), key, value);
+        upsert(
+            self.array_attrs.entry(array.to_string()).or_default(),
+            key,
+            value,
+        );
         Ok(())
     }
 
@@ -362,10 +435,11 @@ impl DatasetWriter {
     pub fn finish(mut self) -> Result<()> {
         let arrays = std::mem::take(&mut self.arrays);
         let attrs = std::mem::take(&mut self.attrs);
-        let mut array_attrs: Vec<(u32, Vec<(String, Attr)>)> = std::mem::take(&mut self.array_attrs)
-            .into_iter()
-            .filter_map(|(array, keyed)| Some((arrays.get_index_of(&array)? as u32, keyed)))
-            .collect();
+        let mut array_attrs: Vec<(u32, Vec<(String, Attr)>)> =
+            std::mem::take(&mut self.array_attrs)
+                .into_iter()
+                .filter_map(|(array, keyed)| Some((arrays.get_index_of(&array)? as u32, keyed)))
+                .collect();
         array_attrs.sort_by_key(|(position, _)| *position);
 
         let mut state = lock(&self.state);
@@ -378,7 +452,9 @@ impl DatasetWriter {
             }
         }
         for (position, keyed) in &array_attrs {
-            let (array, _) = arrays.get_index(*position as usize).expect("positions come from this map");
+            let (array, _) = arrays
+                .get_index(*position as usize)
+                .expect("positions come from this map");
             let variable = state.variable(array);
             for (key, value) in keyed {
                 variable.set_attribute(&self.name, key, value.clone())?;
@@ -386,7 +462,9 @@ impl DatasetWriter {
         }
         let schema = state.interner.schema(&arrays, &attrs, &array_attrs);
         let call = self.call;
-        state.entries.push((call, std::mem::take(&mut self.name), schema));
+        state
+            .entries
+            .push((call, std::mem::take(&mut self.name), schema));
         Ok(())
     }
 }

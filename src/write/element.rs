@@ -78,7 +78,9 @@ impl WriteElement for i8 {
 impl WriteElement for TimestampNs {
     const DTYPE: DType = DType::TimestampNs;
     fn cells(values: &[Self]) -> Cells<'_> {
-        Cells::Fixed(Cow::Owned(values.iter().flat_map(|v| v.0.to_le_bytes()).collect()))
+        Cells::Fixed(Cow::Owned(
+            values.iter().flat_map(|v| v.0.to_le_bytes()).collect(),
+        ))
     }
 }
 
@@ -109,10 +111,15 @@ mod tests {
 
     #[test]
     fn fixed_width_values_become_little_endian_bytes() {
-        let Cells::Fixed(bytes) = i16::cells(&[1, -2]) else { panic!() };
+        let Cells::Fixed(bytes) = i16::cells(&[1, -2]) else {
+            panic!()
+        };
         assert_eq!(&bytes[..], &[1, 0, 0xFE, 0xFF]);
         assert_eq!(f64::cells(&[1.0, 2.0]).len(8), 2);
-        let Cells::Var(items) = String::cells(&["ab".into(), String::new()]) else { panic!() };
+        let strings = ["ab".to_string(), String::new()];
+        let Cells::Var(items) = String::cells(&strings) else {
+            panic!()
+        };
         assert_eq!(items, vec![&b"ab"[..], &b""[..]]);
     }
 }

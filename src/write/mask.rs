@@ -28,10 +28,18 @@ pub struct Deletion {
 /// A name that is absent or already hidden fails the whole call, unless
 /// `missing_ok`, which reports it instead. The container never changes, so
 /// no ordinal moves and no space comes back; [`rewrite`](super::rewrite) does that.
-pub fn delete_datasets<S: AsRef<str>>(dir: impl AsRef<Path>, names: &[S], missing_ok: bool) -> Result<Deletion> {
+pub fn delete_datasets<S: AsRef<str>>(
+    dir: impl AsRef<Path>,
+    names: &[S],
+    missing_ok: bool,
+) -> Result<Deletion> {
     let dir = dir.as_ref();
     let mut seen = BTreeSet::new();
-    let wanted: Vec<&str> = names.iter().map(AsRef::as_ref).filter(|n| seen.insert(*n)).collect();
+    let wanted: Vec<&str> = names
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|n| seen.insert(*n))
+        .collect();
     // The open reads the mask fresh, so deletes made since are kept.
     let atlas = futures_executor::block_on(Atlas::open_path(dir))?;
     let footer = atlas.footer();
@@ -52,7 +60,11 @@ pub fn delete_datasets<S: AsRef<str>>(dir: impl AsRef<Path>, names: &[S], missin
     if !removed.is_empty() {
         write_atomically(&dir.join(MASK_FILE), &encode_mask(&ordinals))?;
     }
-    Ok(Deletion { removed, missing, remaining: footer.datasets.len() - ordinals.len() })
+    Ok(Deletion {
+        removed,
+        missing,
+        remaining: footer.datasets.len() - ordinals.len(),
+    })
 }
 
 /// Writes `bytes` to a temporary sibling of `path`, syncs it, and renames it into place.

@@ -46,14 +46,18 @@ pub struct WriterConfig {
 
 impl Default for WriterConfig {
     fn default() -> Self {
-        Self { codec: Codec::Zstd, block_target_size: DEFAULT_BLOCK_TARGET_SIZE }
+        Self {
+            codec: Codec::Zstd,
+            block_target_size: DEFAULT_BLOCK_TARGET_SIZE,
+        }
     }
 }
 
 /// atlas-rust's name rule for datasets and arrays: not empty, no `/`, no
 /// leading `_` (reserved, e.g. `_datasets`), not `.` or `..`.
 pub fn validate_name(name: &str) -> Result<()> {
-    if name.is_empty() || name.starts_with('_') || name.contains('/') || name == "." || name == ".." {
+    if name.is_empty() || name.starts_with('_') || name.contains('/') || name == "." || name == ".."
+    {
         return Err(Error::InvalidArgument(format!(
             "invalid name '{name}': a name is not empty, has no '/', does not start with '_', and is not '.' or '..'"
         )));
@@ -71,7 +75,11 @@ mod tests {
             validate_name(ok).unwrap();
         }
         for bad in ["", "_datasets", "a/b", ".", ".."] {
-            assert_eq!(validate_name(bad).unwrap_err().code(), "InvalidArgument", "{bad}");
+            assert_eq!(
+                validate_name(bad).unwrap_err().code(),
+                "InvalidArgument",
+                "{bad}"
+            );
         }
     }
 }

@@ -69,8 +69,12 @@ impl Pools {
             Attr::UInt64List(v) => DiskValue::UInt64List(v.clone().into()),
             Attr::Float32List(v) => DiskValue::Float32List(v.clone().into()),
             Attr::Float64List(v) => DiskValue::Float64List(v.clone().into()),
-            Attr::StringList(v) => DiskValue::StringList(v.iter().map(|s| self.string(s)).collect()),
-            Attr::BinaryList(v) => DiskValue::BinaryList(v.iter().map(|b| b.clone().into_boxed_slice()).collect()),
+            Attr::StringList(v) => {
+                DiskValue::StringList(v.iter().map(|s| self.string(s)).collect())
+            }
+            Attr::BinaryList(v) => {
+                DiskValue::BinaryList(v.iter().map(|b| b.clone().into_boxed_slice()).collect())
+            }
         }
     }
 }
@@ -137,7 +141,10 @@ mod tests {
         assert_eq!(pools.value(&Attr::Float64(-0.0)), 1);
         assert_eq!(pools.value(&Attr::Float64(0.0)), 2);
         assert_eq!(pools.value(&Attr::String("m".into())), 3);
-        assert_eq!(pools.value(&Attr::StringList(vec!["units".into(), "k".into()])), 4);
+        assert_eq!(
+            pools.value(&Attr::StringList(vec!["units".into(), "k".into()])),
+            4
+        );
         // Different variants with equal payloads stay apart.
         assert_eq!(pools.value(&Attr::Int64(0)), 5);
         assert_eq!(pools.value(&Attr::UInt64(0)), 6);

@@ -45,7 +45,10 @@ pub async fn rewrite(
         let view = source.dataset(name)?;
         let mut out = writer.add_dataset(name)?;
         for array in view.list_arrays() {
-            let segment = source.segment_named(&array).await?.ok_or_else(|| missing(name, &array))?;
+            let segment = source
+                .segment_named(&array)
+                .await?
+                .ok_or_else(|| missing(name, &array))?;
             let meta = segment.array(name).ok_or_else(|| missing(name, &array))?;
             let shape: Vec<u64> = meta.shape.iter().map(|&s| s as u64).collect();
             let chunk_shape: Vec<u64> = meta.chunk_shape.iter().map(|&s| s as u64).collect();
@@ -59,7 +62,9 @@ pub async fn rewrite(
             )?;
             for entry in &meta.chunks {
                 let at = &entry.address;
-                let blocks = segment.load_blocks(&source.shared, &[at.block_id.0]).await?;
+                let blocks = segment
+                    .load_blocks(&source.shared, &[at.block_id.0])
+                    .await?;
                 let block = &blocks[&at.block_id.0];
                 let bytes = &block[at.offset as usize..at.offset as usize + at.size as usize];
                 out.write_raw_chunk(&array, entry.coord.clone(), bytes)?;
@@ -86,5 +91,7 @@ pub async fn rewrite(
 }
 
 fn missing(dataset: &str, array: &str) -> crate::Error {
-    crate::Error::corrupt(format!("dataset '{dataset}' declares '{array}', but its segment does not hold it"))
+    crate::Error::corrupt(format!(
+        "dataset '{dataset}' declares '{array}', but its segment does not hold it"
+    ))
 }

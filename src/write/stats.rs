@@ -27,11 +27,20 @@ pub(crate) struct Partial {
 }
 
 impl Partial {
-    const EMPTY: Partial = Partial { min: None, max: None, nulls: 0, rows: 0 };
+    const EMPTY: Partial = Partial {
+        min: None,
+        max: None,
+        nulls: 0,
+        rows: 0,
+    };
 }
 
 /// Folds values in order, counting those `is_null` says are nulls.
-fn fold<T: Copy>(values: impl Iterator<Item = T>, is_null: impl Fn(T) -> bool, lt: impl Fn(T, T) -> bool) -> (Option<(T, T)>, u64, u64) {
+fn fold<T: Copy>(
+    values: impl Iterator<Item = T>,
+    is_null: impl Fn(T) -> bool,
+    lt: impl Fn(T, T) -> bool,
+) -> (Option<(T, T)>, u64, u64) {
     let (mut bounds, mut nulls, mut rows) = (None::<(T, T)>, 0u64, 0u64);
     for v in values {
         rows += 1;
@@ -41,7 +50,10 @@ fn fold<T: Copy>(values: impl Iterator<Item = T>, is_null: impl Fn(T) -> bool, l
         }
         bounds = Some(match bounds {
             None => (v, v),
-            Some((lo, hi)) => (if lt(v, lo) { v } else { lo }, if lt(hi, v) { v } else { hi }),
+            Some((lo, hi)) => (
+                if lt(v, lo) { v } else { lo },
+                if lt(hi, v) { v } else { hi },
+            ),
         });
     }
     (bounds, nulls, rows)
@@ -49,7 +61,12 @@ fn fold<T: Copy>(values: impl Iterator<Item = T>, is_null: impl Fn(T) -> bool, l
 
 fn partial<T: Copy>(result: (Option<(T, T)>, u64, u64), wrap: impl Fn(T) -> StatValue) -> Partial {
     let (bounds, nulls, rows) = result;
-    Partial { min: bounds.map(|b| wrap(b.0)), max: bounds.map(|b| wrap(b.1)), nulls, rows }
+    Partial {
+        min: bounds.map(|b| wrap(b.0)),
+        max: bounds.map(|b| wrap(b.1)),
+        nulls,
+        rows,
+    }
 }
 
 macro_rules! ints {
@@ -64,12 +81,17 @@ macro_rules! ints {
 
 macro_rules! floats {
     ($bytes:expr, $fill:expr, $ty:ty) => {{
-        let fill: Option<$ty> = match $fill { Some(FillValue::Float(v)) => Some(*v as $ty), _ => None };
+        let fill: Option<$ty> = match $fill {
+            Some(FillValue::Float(v)) => Some(*v as $ty),
+            _ => None,
+        };
         let values = $bytes
             .chunks_exact(std::mem::size_of::<$ty>())
             .map(|c| <$ty>::from_le_bytes(c.try_into().expect("element width")));
         let is_null = |v: $ty| fill.is_some_and(|f| if f.is_nan() { v.is_nan() } else { v == f });
-        partial(fold(values, is_null, |a, b| a.total_cmp(&b).is_lt()), |v| StatValue::Float(v as f64))
+        partial(fold(values, is_null, |a, b| a.total_cmp(&b).is_lt()), |v| {
+            StatValue::Float(v as f64)
+        })
     }};
 }
 
@@ -80,16 +102,36 @@ pub(crate) fn chunk_partial(bytes: &[u8], dtype: &DType, fill: Option<&FillValue
         return Partial::EMPTY;
     }
     match dtype {
-        DType::Int8 => ints!(bytes, fill, i8, |v| StatValue::Int(v as i64), F::Int(v) => *v as i8, F::UInt(v) => *v as i8),
-        DType::Int16 => ints!(bytes, fill, i16, |v| StatValue::Int(v as i64), F::Int(v) => *v as i16, F::UInt(v) => *v as i16),
-        DType::Int32 => ints!(bytes, fill, i32, |v| StatValue::Int(v as i64), F::Int(v) => *v as i32, F::UInt(v) => *v as i32),
-        DType::Int64 => ints!(bytes, fill, i64, StatValue::Int, F::Int(v) => *v, F::UInt(v) => *v as i64),
-        DType::UInt8 => ints!(bytes, fill, u8, |v| StatValue::UInt(v as u64), F::UInt(v) => *v as u8, F::Int(v) => *v as u8),
-        DType::UInt16 => ints!(bytes, fill, u16, |v| StatValue::UInt(v as u64), F::UInt(v) => *v as u16, F::Int(v) => *v as u16),
-        DType::UInt32 => ints!(bytes, fill, u32, |v| StatValue::UInt(v as u64), F::UInt(v) => *v as u32, F::Int(v) => *v as u32),
-        DType::UInt64 => ints!(bytes, fill, u64, StatValue::UInt, F::UInt(v) => *v, F::Int(v) => *v as u64),
-        DType::Bool => ints!(bytes, fill, u8, |v| StatValue::UInt(v as u64), F::Bool(v) => *v as u8),
-        DType::TimestampNs => ints!(bytes, fill, i64, StatValue::TimestampNs, F::TimestampNs(v) => *v, F::Int(v) => *v),
+        DType::Int8 => {
+            ints!(bytes, fill, i8, |v| StatValue::Int(v as i64), F::Int(v) => *v as i8, F::UInt(v) => *v as i8)
+        }
+        DType::Int16 => {
+            ints!(bytes, fill, i16, |v| StatValue::Int(v as i64), F::Int(v) => *v as i16, F::UInt(v) => *v as i16)
+        }
+        DType::Int32 => {
+            ints!(bytes, fill, i32, |v| StatValue::Int(v as i64), F::Int(v) => *v as i32, F::UInt(v) => *v as i32)
+        }
+        DType::Int64 => {
+            ints!(bytes, fill, i64, StatValue::Int, F::Int(v) => *v, F::UInt(v) => *v as i64)
+        }
+        DType::UInt8 => {
+            ints!(bytes, fill, u8, |v| StatValue::UInt(v as u64), F::UInt(v) => *v as u8, F::Int(v) => *v as u8)
+        }
+        DType::UInt16 => {
+            ints!(bytes, fill, u16, |v| StatValue::UInt(v as u64), F::UInt(v) => *v as u16, F::Int(v) => *v as u16)
+        }
+        DType::UInt32 => {
+            ints!(bytes, fill, u32, |v| StatValue::UInt(v as u64), F::UInt(v) => *v as u32, F::Int(v) => *v as u32)
+        }
+        DType::UInt64 => {
+            ints!(bytes, fill, u64, StatValue::UInt, F::UInt(v) => *v, F::Int(v) => *v as u64)
+        }
+        DType::Bool => {
+            ints!(bytes, fill, u8, |v| StatValue::UInt(v as u64), F::Bool(v) => *v as u8)
+        }
+        DType::TimestampNs => {
+            ints!(bytes, fill, i64, StatValue::TimestampNs, F::TimestampNs(v) => *v, F::Int(v) => *v)
+        }
         DType::Float32 => floats!(bytes, fill, f32),
         DType::Float64 => floats!(bytes, fill, f64),
         DType::String | DType::Binary => {
@@ -97,9 +139,14 @@ pub(crate) fn chunk_partial(bytes: &[u8], dtype: &DType, fill: Option<&FillValue
                 Some(F::String(s)) => Some(s.as_bytes()),
                 _ => None,
             };
-            partial(fold(split_offsets(bytes).into_iter(), |v| fill == Some(v), |a, b| a < b), |v| {
-                StatValue::Bytes(v.to_vec())
-            })
+            partial(
+                fold(
+                    split_offsets(bytes).into_iter(),
+                    |v| fill == Some(v),
+                    |a, b| a < b,
+                ),
+                |v| StatValue::Bytes(v.to_vec()),
+            )
         }
         DType::FixedSizeList { .. } | DType::List { .. } => Partial::EMPTY,
     }
@@ -107,8 +154,18 @@ pub(crate) fn chunk_partial(bytes: &[u8], dtype: &DType, fill: Option<&FillValue
 
 /// Merges chunk partials into an array's statistics. `elements` is the
 /// product of the array's shape.
-pub(crate) fn finish<'a>(name: &str, elements: u64, partials: impl Iterator<Item = &'a Partial>) -> ArrayStats {
-    let mut stats = ArrayStats { name: name.to_string(), min: None, max: None, null_count: 0, row_count: elements };
+pub(crate) fn finish<'a>(
+    name: &str,
+    elements: u64,
+    partials: impl Iterator<Item = &'a Partial>,
+) -> ArrayStats {
+    let mut stats = ArrayStats {
+        name: name.to_string(),
+        min: None,
+        max: None,
+        null_count: 0,
+        row_count: elements,
+    };
     let mut non_null = 0u64;
     for p in partials {
         non_null += p.rows - p.nulls;
@@ -142,11 +199,20 @@ mod tests {
 
     #[test]
     fn fill_values_are_nulls_and_stay_out_of_bounds() {
-        let bytes: Vec<u8> = [3i32, 1, 4, 1, 5].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let bytes: Vec<u8> = [3i32, 1, 4, 1, 5]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
         let p = chunk_partial(&bytes, &DType::Int32, Some(&FillValue::Int(1)));
-        assert_eq!((p.min, p.max, p.nulls, p.rows), (Some(StatValue::Int(3)), Some(StatValue::Int(5)), 2, 5));
+        assert_eq!(
+            (p.min, p.max, p.nulls, p.rows),
+            (Some(StatValue::Int(3)), Some(StatValue::Int(5)), 2, 5)
+        );
         // A float fill does not count on an integer array.
-        assert_eq!(chunk_partial(&bytes, &DType::Int32, Some(&FillValue::Float(1.0))).nulls, 0);
+        assert_eq!(
+            chunk_partial(&bytes, &DType::Int32, Some(&FillValue::Float(1.0))).nulls,
+            0
+        );
     }
 
     #[test]
@@ -162,7 +228,11 @@ mod tests {
     #[test]
     fn strings_order_as_bytes_and_unwritten_cells_are_nulls() {
         let bytes = encode_offsets([&b"pear"[..], b"apple", b""].into_iter());
-        let p = chunk_partial(&bytes, &DType::String, Some(&FillValue::String(String::new())));
+        let p = chunk_partial(
+            &bytes,
+            &DType::String,
+            Some(&FillValue::String(String::new())),
+        );
         assert_eq!(p.min, Some(StatValue::Bytes(b"apple".to_vec())));
         assert_eq!((p.nulls, p.rows), (1, 3));
         let stats = finish("d", 10, [p].iter());

@@ -11,7 +11,9 @@ use indexmap::IndexMap;
 
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
-use crate::format::segment::{encode_segment_footer, ArrayMeta, ChunkEntry, SegmentFooter, SEGMENT_VERSION};
+use crate::format::segment::{
+    encode_segment_footer, ArrayMeta, ChunkEntry, SegmentFooter, SEGMENT_VERSION,
+};
 use crate::format::value::{Attr, FillValue};
 use crate::write::blocks::{BlockPacker, Placement};
 use crate::write::chunk::{for_each_run, ChunkBuf};
@@ -60,7 +62,10 @@ pub(crate) struct Variable {
 
 impl Variable {
     pub(crate) fn new(config: &WriterConfig, scratch: PathBuf) -> Self {
-        Self { blocks: BlockPacker::new(config.codec, config.block_target_size, scratch), arrays: IndexMap::new() }
+        Self {
+            blocks: BlockPacker::new(config.codec, config.block_target_size, scratch),
+            arrays: IndexMap::new(),
+        }
     }
 
     /// Declares dataset `name`'s array. A missing chunk shape stores the
@@ -76,14 +81,24 @@ impl Variable {
         fill: Option<FillValue>,
     ) -> Result<()> {
         if self.arrays.contains_key(name) {
-            return Err(Error::InvalidArgument(format!("'{name}' is already defined in this variable")));
+            return Err(Error::InvalidArgument(format!(
+                "'{name}' is already defined in this variable"
+            )));
         }
         let rank = shape.len();
         let to_u32 = |v: u64, what: &str| {
-            u32::try_from(v).map_err(|_| Error::InvalidArgument(format!("{what} {v} exceeds the format's 32-bit limit")))
+            u32::try_from(v).map_err(|_| {
+                Error::InvalidArgument(format!("{what} {v} exceeds the format's 32-bit limit"))
+            })
         };
-        let shape: Vec<u32> = shape.iter().map(|&s| to_u32(s, "axis length")).collect::<Result<_>>()?;
-        let chunk: Vec<u64> = chunk_shape.map_or_else(|| shape.iter().map(|&s| s as u64).collect(), <[u64]>::to_vec);
+        let shape: Vec<u32> = shape
+            .iter()
+            .map(|&s| to_u32(s, "axis length"))
+            .collect::<Result<_>>()?;
+        let chunk: Vec<u64> = chunk_shape.map_or_else(
+            || shape.iter().map(|&s| s as u64).collect(),
+            <[u64]>::to_vec,
+        );
         if chunk.len() != rank {
             return Err(Error::InvalidArgument(format!(
                 "chunk shape {chunk:?} has {} axes, but the shape {shape:?} has {rank}",
@@ -99,8 +114,11 @@ impl Variable {
             }
             chunk_shape.push(to_u32(c, "chunk extent")?.max(1));
         }
-        let dimension_names =
-            if dimension_names.len() == rank { dimension_names } else { (0..rank).map(|i| format!("dim{i}")).collect() };
+        let dimension_names = if dimension_names.len() == rank {
+            dimension_names
+        } else {
+            (0..rank).map(|i| format!("dim{i}")).collect()
+        };
         let pending = PendingArray {
             dtype,
             shape,
@@ -115,11 +133,16 @@ impl Variable {
     }
 
     fn array(&self, name: &str) -> Result<&PendingArray> {
-        self.arrays.get(name).ok_or_else(|| Error::InvalidArgument(format!("'{name}' is not defined")))
+        self.arrays
+            .get(name)
+            .ok_or_else(|| Error::InvalidArgument(format!("'{name}' is not defined")))
     }
 
     pub(crate) fn set_attribute(&mut self, name: &str, key: &str, value: Attr) -> Result<()> {
-        let array = self.arrays.get_mut(name).ok_or_else(|| Error::InvalidArgument(format!("'{name}' is not defined")))?;
+        let array = self
+            .arrays
+            .get_mut(name)
+            .ok_or_else(|| Error::InvalidArgument(format!("'{name}' is not defined")))?;
         array.attributes.insert(key.to_string(), value);
         Ok(())
     }
@@ -127,7 +150,13 @@ impl Variable {
     /// Writes a box of `shape` elements at `start`. Chunks it covers fully
     /// are encoded from `cells`; chunks it covers in part are read back
     /// (or made from the fill), patched and stored again.
-    pub(crate) fn write(&mut self, name: &str, start: &[u64], shape: &[u64], cells: &Cells<'_>) -> Result<()> {
+    pub(crate) fn write(
+        &mut self,
+        name: &str,
+        start: &[u64],
+        shape: &[u64],
+        cells: &Cells<'_>,
+    ) -> Result<()> {
         let array = self.array(name)?;
         let rank = array.shape.len();
         if start.len() != rank || shape.len() != rank {
@@ -166,28 +195,42 @@ impl Variable {
             let array = self.array(name)?;
             let chunk = array.chunk_box(&coord);
             let extent: Vec<u64> = chunk.iter().map(|r| r.end - r.start).collect();
-            let overlap: Vec<Range<u64>> =
-                (0..rank).map(|a| start[a].max(chunk[a].start)..(start[a] + shape[a]).min(chunk[a].end)).collect();
-            let box_extent: Vec<usize> = overlap.iter().map(|r| (r.end - r.start) as usize).collect();
-            let from: Vec<usize> = (0..rank).map(|a| (overlap[a].start - start[a]) as usize).collect();
+            let overlap: Vec<Range<u64>> = (0..rank)
+                .map(|a| start[a].max(chunk[a].start)..(start[a] + shape[a]).min(chunk[a].end))
+                .collect();
+            let box_extent: Vec<usize> =
+                overlap.iter().map(|r| (r.end - r.start) as usize).collect();
+            let from: Vec<usize> = (0..rank)
+                .map(|a| (overlap[a].start - start[a]) as usize)
+                .collect();
             let len = extent.iter().product::<u64>() as usize;
             let buf = if overlap == chunk {
                 let mut buf = ChunkBuf::with_capacity(&array.dtype, len);
                 let own: Vec<usize> = extent.iter().map(|&e| e as usize).collect();
-                for_each_run(&box_extent, (&input, &from), (&own, &vec![0; rank]), |src, _, run| {
-                    buf.push_run(cells, src, run)
-                });
+                for_each_run(
+                    &box_extent,
+                    (&input, &from),
+                    (&own, &vec![0; rank]),
+                    |src, _, run| buf.push_run(cells, src, run),
+                );
                 buf
             } else {
                 let mut buf = match array.chunks.get(&coord) {
-                    Some(written) => ChunkBuf::decode(&array.dtype, &self.blocks.fetch(&written.at)?, len)?,
+                    Some(written) => {
+                        ChunkBuf::decode(&array.dtype, &self.blocks.fetch(&written.at)?, len)?
+                    }
                     None => ChunkBuf::filled(&array.dtype, array.fill.as_ref(), len),
                 };
                 let own: Vec<usize> = extent.iter().map(|&e| e as usize).collect();
-                let at: Vec<usize> = (0..rank).map(|a| (overlap[a].start - chunk[a].start) as usize).collect();
-                for_each_run(&box_extent, (&input, &from), (&own, &at), |src, dst, run| {
-                    buf.put_run(dst, cells, src, run)
-                });
+                let at: Vec<usize> = (0..rank)
+                    .map(|a| (overlap[a].start - chunk[a].start) as usize)
+                    .collect();
+                for_each_run(
+                    &box_extent,
+                    (&input, &from),
+                    (&own, &at),
+                    |src, dst, run| buf.put_run(dst, cells, src, run),
+                );
                 buf
             };
             self.store(name, coord, &buf.encode())?;
@@ -217,27 +260,46 @@ impl Variable {
             let stats = stats::finish(&name, elements, array.chunks.values().map(|w| &w.partial));
             let mut keys: Vec<(String, Attr)> = array.attributes.into_iter().collect();
             keys.sort_by(|a, b| a.0.cmp(&b.0));
-            let attributes = keys.iter().map(|(k, v)| (pools.string(k), pools.value(v))).collect();
+            let attributes = keys
+                .iter()
+                .map(|(k, v)| (pools.string(k), pools.value(v)))
+                .collect();
             metas.push(ArrayMeta {
                 name,
                 dtype: array.dtype,
                 shape: array.shape,
                 dimension_names: array.dimension_names,
                 chunk_shape: array.chunk_shape,
-                chunks: array.chunks.into_iter().map(|(coord, w)| ChunkEntry { coord, address: w.at }).collect(),
+                chunks: array
+                    .chunks
+                    .into_iter()
+                    .map(|(coord, w)| ChunkEntry {
+                        coord,
+                        address: w.at,
+                    })
+                    .collect(),
                 fill_value: array.fill,
                 attributes,
                 stats: Some(stats),
             });
         }
         let (strings, values) = pools.finish();
-        let footer = SegmentFooter { version: SEGMENT_VERSION, blocks, strings, values, arrays: metas };
+        let footer = SegmentFooter {
+            version: SEGMENT_VERSION,
+            blocks,
+            strings,
+            values,
+            arrays: metas,
+        };
         let footer = encode_segment_footer(&footer)?;
         if data_len > 0 {
             let mut data = std::fs::File::open(&scratch)?;
             let copied = std::io::copy(&mut data, out)?;
             if copied != data_len {
-                return Err(Error::Io(format!("scratch {} holds {copied} bytes, {data_len} expected", scratch.display())));
+                return Err(Error::Io(format!(
+                    "scratch {} holds {copied} bytes, {data_len} expected",
+                    scratch.display()
+                )));
             }
             drop(data);
             // Reclaim the scratch copy now, not at the end.
@@ -250,10 +312,6 @@ impl Variable {
     /// Bytes this variable holds in memory (the open block).
     pub(crate) fn open_bytes(&self) -> usize {
         self.blocks.open_bytes()
-    }
-
-    pub(crate) fn dtype_of(&self, name: &str) -> Option<&DType> {
-        self.arrays.get(name).map(|a| &a.dtype)
     }
 }
 
@@ -279,9 +337,16 @@ mod tests {
     use crate::write::element::WriteElement;
 
     fn variable(name: &str) -> Variable {
-        let path = std::env::temp_dir().join(format!("atlas-wasm-var-{}-{name}", std::process::id()));
+        let path =
+            std::env::temp_dir().join(format!("atlas-wasm-var-{}-{name}", std::process::id()));
         let _ = std::fs::remove_file(&path);
-        Variable::new(&WriterConfig { codec: Codec::Uncompressed, block_target_size: 16 }, path)
+        Variable::new(
+            &WriterConfig {
+                codec: Codec::Uncompressed,
+                block_target_size: 16,
+            },
+            path,
+        )
     }
 
     fn footer(v: Variable) -> (Vec<u8>, SegmentFooter) {
@@ -297,8 +362,17 @@ mod tests {
     #[test]
     fn unaligned_writes_patch_partly_covered_chunks() {
         let mut v = variable("patch");
-        v.define("d", DType::Int32, vec![], &[5], Some(&[2]), Some(FillValue::Int(-1))).unwrap();
-        v.write("d", &[1], &[3], &i32::cells(&[10, 11, 12])).unwrap();
+        v.define(
+            "d",
+            DType::Int32,
+            vec![],
+            &[5],
+            Some(&[2]),
+            Some(FillValue::Int(-1)),
+        )
+        .unwrap();
+        v.write("d", &[1], &[3], &i32::cells(&[10, 11, 12]))
+            .unwrap();
         v.write("d", &[0], &[1], &i32::cells(&[9])).unwrap();
         let (raw, f) = footer(v);
         let a = &f.arrays[0];
@@ -321,9 +395,24 @@ mod tests {
     #[test]
     fn strings_patch_and_rank_zero_is_one_element() {
         let mut v = variable("strings");
-        v.define("d", DType::String, vec!["x".into(), "y".into()], &[2, 3], Some(&[2, 2]), None).unwrap();
-        v.write("d", &[1, 1], &[1, 2], &String::cells(&["a".into(), "bc".into()])).unwrap();
-        v.define("s", DType::Float64, vec![], &[], None, None).unwrap();
+        v.define(
+            "d",
+            DType::String,
+            vec!["x".into(), "y".into()],
+            &[2, 3],
+            Some(&[2, 2]),
+            None,
+        )
+        .unwrap();
+        v.write(
+            "d",
+            &[1, 1],
+            &[1, 2],
+            &String::cells(&["a".into(), "bc".into()]),
+        )
+        .unwrap();
+        v.define("s", DType::Float64, vec![], &[], None, None)
+            .unwrap();
         v.write("s", &[], &[], &f64::cells(&[2.5])).unwrap();
         let (_, f) = footer(v);
         assert_eq!(f.arrays[0].chunks.len(), 2);
@@ -334,7 +423,8 @@ mod tests {
 
     fn v_errors() -> Result<()> {
         let mut v = variable("errors");
-        v.define("d", DType::Int8, vec![], &[4], Some(&[0]), None).unwrap_err();
+        v.define("d", DType::Int8, vec![], &[4], Some(&[0]), None)
+            .unwrap_err();
         v.define("d", DType::Int8, vec![], &[0, 3], Some(&[0, 3]), None)?;
         v.write("d", &[0, 0], &[0, 3], &i8::cells(&[]))?;
         v.write("d", &[0, 1], &[0, 3], &i8::cells(&[])).unwrap_err();

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Builds js/dist/: the release .wasm, its wasm-bindgen glue (--target web),
+# wasm-opt -Oz from npm's binaryen (Debian's binaryen corrupts this output),
+# and the facade. Prints the gzipped size of the .wasm.
+#
+# Needs: rustup target wasm32-unknown-unknown, wasm-bindgen-cli of the exact
+# version Cargo.lock pins, and `npm ci` run in js/ (for binaryen).
+set -euo pipefail
+
+js="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$js/.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
+
+want="$(grep -A1 '^name = "wasm-bindgen"$' "$root/Cargo.lock" | sed -n 's/^version = "\(.*\)"/\1/p')"
+have="$(wasm-bindgen --version 2>/dev/null | cut -d' ' -f2 || true)"
+if [ "$have" != "$want" ]; then
+  echo "build.sh: wasm-bindgen $want is needed (found '${have:-none}'): cargo install wasm-bindgen-cli --version $want" >&2
+  exit 1
+fi
+wasm_opt="$js/node_modules/.bin/wasm-opt"
+[ -x "$wasm_opt" ] || { echo "build.sh: run 'npm ci' in js/ first (for binaryen's wasm-opt)" >&2; exit 1; }
+
+cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release
+rm -rf "$js/pkg" "$js/dist"
+wasm-bindgen --target web --out-dir "$js/pkg" --out-name atlas_wasm \
+  "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm.wasm"
+
+mkdir -p "$js/dist"
+# Rust's wasm32 target emits these proposals by default; wasm-opt must be told.
+"$wasm_opt" -Oz --converge --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  "$js/pkg/atlas_wasm_bg.wasm" -o "$js/dist/atlas_wasm_bg.wasm"
+cp "$js/pkg/atlas_wasm.js" "$js"/src/*.js "$js/src/index.d.ts" "$js/dist/"
+
+raw=$(wc -c < "$js/dist/atlas_wasm_bg.wasm")
+gz=$(gzip -9 -c "$js/dist/atlas_wasm_bg.wasm" | wc -c)
+echo "atlas_wasm_bg.wasm: $raw bytes, $gz bytes gzip -9 ($(( (gz + 1023) / 1024 )) KiB)"

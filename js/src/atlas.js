@@ -1,0 +1,249 @@
+/**
+ * The public API: `Atlas`, `Dataset`, `AtlasError`. Each method is a thin
+ * call into the wasm handles (`src/wasm/handle.rs`); what lives here is what
+ * is idiomatic only in JavaScript: URLs, sources, `AbortSignal`, getters.
+ *
+ * The wasm module is initialised on the first `Atlas.open`, by whichever
+ * runtime entry (`browser.js`, `node.js`, `workerd.js`) was imported.
+ */
+import { AtlasHandle, setErrorClass } from "./atlas_wasm.js";
+import { AtlasError, aborted, expect } from "./errors.js";
+import { httpSource } from "./http.js";
+import { limiter } from "./limit.js";
+import { r2Source } from "./r2.js";
+import { blobSource, bytesSource, toSource } from "./sources.js";
+
+let initialise = () => {
+  throw new AtlasError("import atlas-wasm through its package entry, which loads the wasm module", "InvalidArgument");
+};
+let ready;
+
+/** Called once by the runtime entry with its way of loading the module. */
+export function bindInit(init) {
+  initialise = init;
+}
+
+function start() {
+  ready ??= (async () => {
+    await initialise();
+    setErrorClass(AtlasError);
+  })().catch((error) => {
+    ready = undefined; // let a later open try again
+    throw error;
+  });
+  return ready;
+}
+
+/** One open collection: `data.atlas`, less what `deleted.mask` hides. */
+export class Atlas {
+  #handle;
+  #info;
+
+  /** @internal Use `Atlas.open`. */
+  constructor(handle) {
+    expect(handle instanceof AtlasHandle, "use Atlas.open(...) to open a collection");
+    this.#handle = handle;
+    this.#info = handle.info();
+  }
+
+  /**
+   * Opens a collection: a URL of its directory (reads `data.atlas` and
+   * `deleted.mask` there), or `{data, mask}` sources.
+   */
+  static async open(target, options = {}) {
+    if (options.signal?.aborted) throw aborted(options.signal);
+    await start();
+    const { data, mask } = sourcesOf(target, options);
+    const abort = abortOf(options.signal);
+    try {
+      const numbers = { cacheBytes: options.cacheBytes, maxConcurrency: options.maxConcurrency, coalesceBytes: options.coalesceBytes };
+      return new Atlas(await AtlasHandle.open(data, mask, numbers, abort?.promise));
+    } finally {
+      abort?.dispose();
+    }
+  }
+
+  static fromUrl(url, options) {
+    return httpSource(url, options);
+  }
+
+  static fromR2(bucket, key, options) {
+    return r2Source(bucket, key, options);
+  }
+
+  static fromBlob(blob) {
+    return blobSource(blob);
+  }
+
+  static fromBytes(bytes) {
+    return bytesSource(bytes);
+  }
+
+  get datasetCount() {
+    return this.#info.datasetCount;
+  }
+  get totalDatasets() {
+    return this.#info.totalDatasets;
+  }
+  get deletedCount() {
+    return this.#info.deletedCount;
+  }
+  get createdUnixMs() {
+    return this.#info.createdUnixMs;
+  }
+  get codec() {
+    return this.#info.codec;
+  }
+  get formatVersion() {
+    return this.#info.formatVersion;
+  }
+  get containerBytes() {
+    return this.#info.containerBytes;
+  }
+  get cachedBytes() {
+    return this.#open().cachedBytes();
+  }
+
+  listDatasets() {
+    return this.#open().listDatasets();
+  }
+
+  listArrays() {
+    return this.#open().listArrays();
+  }
+
+  hasDataset(name) {
+    return this.#open().hasDataset(text(name, "a dataset name"));
+  }
+
+  dataset(name) {
+    return new Dataset(this.#open().dataset(text(name, "a dataset name")));
+  }
+
+  async arrayStats(array) {
+    return this.#open().arrayStats(text(array, "an array name"));
+  }
+
+  async arrayStatsByDataset(array) {
+    return this.#open().arrayStatsByDataset(text(array, "an array name"));
+  }
+
+  async attributesByDataset(array, key) {
+    const name = array === null || array === undefined ? undefined : text(array, "an array name or null");
+    return this.#open().attributesByDataset(name, text(key, "an attribute key"));
+  }
+
+  /** Frees the collection's memory now; its datasets stop working. */
+  close() {
+    if (!this.#handle) return;
+    this.#handle.close();
+    this.#handle.free();
+    this.#handle = undefined;
+  }
+
+  #open() {
+    if (!this.#handle) throw new AtlasError("the collection was closed; open it again", "InvalidArgument");
+    return this.#handle;
+  }
+}
+
+/** One live dataset of an open collection. */
+export class Dataset {
+  #handle;
+
+  /** @internal Use `atlas.dataset(name)`. */
+  constructor(handle) {
+    this.#handle = handle;
+  }
+
+  get name() {
+    return this.#handle.name;
+  }
+
+  get ordinal() {
+    return this.#handle.ordinal;
+  }
+
+  /** What the dataset declares; no I/O. */
+  get schema() {
+    return this.#handle.schema();
+  }
+
+  listArrays() {
+    return this.#handle.listArrays();
+  }
+
+  async layout(array) {
+    return this.#handle.layout(text(array, "an array name"));
+  }
+
+  async stats(array) {
+    return this.#handle.stats(text(array, "an array name"));
+  }
+
+  async attributes() {
+    return this.#handle.attributes();
+  }
+
+  async arrayAttributes(array) {
+    return this.#handle.arrayAttributes(text(array, "an array name"));
+  }
+
+  /** Reads a window (`start` and `shape` together) or, without them, the whole array. */
+  async read(array, options = {}) {
+    const { start, shape, signal, onProgress } = options;
+    if (signal?.aborted) throw aborted(signal);
+    expect((start === undefined) === (shape === undefined), "give start and shape together, or neither");
+    expect(onProgress === undefined || typeof onProgress === "function", "onProgress must be a function");
+    const abort = abortOf(signal);
+    try {
+      return await this.#handle.read(text(array, "an array name"), axes(start, "start"), axes(shape, "shape"), abort?.promise, onProgress);
+    } finally {
+      abort?.dispose();
+    }
+  }
+}
+
+function sourcesOf(target, options) {
+  if (typeof target === "string" || target instanceof URL) {
+    let base;
+    try {
+      base = new URL(String(target), globalThis.location?.href);
+    } catch {
+      throw new AtlasError(`${target} is not a URL; pass an absolute URL of the collection's directory`, "InvalidArgument");
+    }
+    if (!base.pathname.endsWith("/")) base.pathname += "/";
+    const at = (file) => {
+      const url = new URL(file, base);
+      url.search = base.search; // a token in the query string serves both objects
+      return url;
+    };
+    // Data and mask share one cap on requests in flight.
+    const http = { ...options, limit: limiter(options.maxConcurrency ?? 6) };
+    return { data: toSource(httpSource(at("data.atlas"), http), "data"), mask: toSource(httpSource(at("deleted.mask"), http), "mask") };
+  }
+  expect(target !== null && typeof target === "object" && "data" in target, "Atlas.open takes a URL or {data, mask}");
+  return { data: toSource(target.data, "data"), mask: target.mask == null ? undefined : toSource(target.mask, "mask") };
+}
+
+/** A promise that settles when `signal` aborts, and a way to stop listening. */
+function abortOf(signal) {
+  if (!signal) return undefined;
+  let stop;
+  const promise = new Promise((resolve) => {
+    stop = resolve;
+    signal.addEventListener("abort", stop, { once: true });
+  });
+  return { promise, dispose: () => signal.removeEventListener("abort", stop) };
+}
+
+function axes(values, what) {
+  if (values === undefined) return undefined;
+  expect(Array.isArray(values) || ArrayBuffer.isView(values), `${what} must be an array of whole numbers`);
+  return Float64Array.from(values, Number);
+}
+
+function text(value, what) {
+  expect(typeof value === "string", `expected ${what}, got ${typeof value}`);
+  return value;
+}

@@ -1,0 +1,222 @@
+/**
+ * The HTTP source: byte ranges over `fetch`, checked at every step.
+ *
+ * - The tail comes from one suffix range (`bytes=-N`); `Content-Range` gives
+ *   the object's size in the same answer. A suffix range is not
+ *   CORS-safelisted, so a cross-origin browser sends one preflight for it;
+ *   that buys a round trip per open (and `Access-Control-Max-Age` caches it).
+ * - Every answer must be the 206 with the `Content-Range` asked for, with
+ *   exactly that many bytes. Servers that ignore Range answer 200 with the
+ *   whole object, and a compressing proxy changes the bytes under the range:
+ *   both would be wrong data, so both are errors.
+ * - The first answer pins the object's ETag and size; later requests send
+ *   `If-Match` (strong tags only: a weak tag never matches `If-Match`), and
+ *   any answer about another version is `ObjectChanged`.
+ * - Network errors and 5xx answers are retried with bounded backoff; the
+ *   requests in flight are capped (default 6).
+ */
+import { AtlasError, aborted } from "./errors.js";
+import { limiter } from "./limit.js";
+
+const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+)$/;
+
+/** An answer worth asking for again (a dropped connection, a 5xx). */
+class Retry {
+  constructor(message, cause) {
+    this.message = message;
+    this.cause = cause;
+  }
+}
+
+/**
+ * @param {string | URL} url
+ * @param {import("./index.d.ts").UrlOptions & {limit?: ReturnType<typeof limiter>}} [options]
+ */
+export function httpSource(url, options = {}) {
+  const href = String(url);
+  const fetchFn = options.fetch ?? globalThis.fetch;
+  const retries = options.retries ?? 3;
+  const limit = options.limit ?? limiter(options.maxConcurrency ?? 6);
+  const pinned = { size: undefined, etag: undefined };
+
+  const fail = (message, code = "Io") => new AtlasError(`GET ${href}: ${message}`, code);
+
+  async function attempt(range, signal, check) {
+    const headers = new Headers(options.headers);
+    headers.set("Range", range);
+    if (pinned.etag && !pinned.etag.startsWith("W/")) headers.set("If-Match", pinned.etag);
+    let response;
+    try {
+      response = await fetchFn(href, { headers, signal });
+    } catch (error) {
+      if (signal?.aborted) throw aborted(signal);
+      throw new Retry(`GET ${href} failed: ${error?.message ?? error}`, error);
+    }
+    if (response.status >= 500) {
+      await discard(response);
+      throw new Retry(`GET ${href} (Range: ${range}) answered ${response.status}`);
+    }
+    let expected;
+    try {
+      expected = check(response);
+    } catch (error) {
+      await discard(response);
+      throw error;
+    }
+    if (expected === 0) {
+      await discard(response);
+      return new Uint8Array(0);
+    }
+    const encoding = response.headers.get("Content-Encoding");
+    if (encoding && encoding !== "identity") {
+      await discard(response);
+      throw fail(
+        `the answer to Range: ${range} is compressed (Content-Encoding: ${encoding}), which breaks byte ranges; ` +
+          "serve the collection without on-the-fly compression",
+      );
+    }
+    const etag = response.headers.get("ETag");
+    if (pinned.etag && etag && etag !== pinned.etag) {
+      await discard(response);
+      throw fail(`ETag ${etag} is not the ${pinned.etag} it had when opened`, "ObjectChanged");
+    }
+    let bytes;
+    try {
+      bytes = new Uint8Array(await response.arrayBuffer());
+    } catch (error) {
+      if (signal?.aborted) throw aborted(signal);
+      throw new Retry(`GET ${href} broke off mid-body: ${error?.message ?? error}`, error);
+    }
+    if (bytes.length !== expected) {
+      throw fail(`answered ${bytes.length} bytes for Range: ${range}, expected ${expected}`);
+    }
+    pinned.etag ??= etag ?? undefined;
+    return bytes;
+  }
+
+  /** Runs `attempt` under the cap, again after each retryable failure. */
+  function request(range, signal, check) {
+    return limit(async () => {
+      for (let tries = 0; ; tries++) {
+        if (signal?.aborted) throw aborted(signal);
+        try {
+          return await attempt(range, signal, check);
+        } catch (error) {
+          if (!(error instanceof Retry)) throw error;
+          if (tries >= retries) {
+            throw new AtlasError(`${error.message} (gave up after ${tries + 1} attempts)`, "Io", { cause: error.cause });
+          }
+          await sleep(Math.min(2000, 100 * 2 ** tries), signal);
+        }
+      }
+    });
+  }
+
+  /** The `Content-Range` of a 206, as numbers. */
+  function contentRange(response, range) {
+    const header = response.headers.get("Content-Range");
+    const match = header && CONTENT_RANGE.exec(header);
+    if (!match) {
+      throw fail(
+        `a 206 for Range: ${range} came with Content-Range ${header ?? "missing"}; a server on another origin ` +
+          "must send Access-Control-Expose-Headers: Content-Range, Content-Length, ETag",
+      );
+    }
+    const [start, end, size] = match.slice(1).map(Number);
+    if (pinned.size !== undefined && size !== pinned.size) {
+      throw fail(`the object is ${size} bytes now, ${pinned.size} when opened`, "ObjectChanged");
+    }
+    return { start, end, size };
+  }
+
+  function missing(response) {
+    if (response.status === 404 || response.status === 410) {
+      // Present when opened and gone now: replaced, not merely missing.
+      return fail(`answered ${response.status}`, pinned.size === undefined ? "NotFound" : "ObjectChanged");
+    }
+    if (response.status === 412) return fail("answered 412: the object changed since it was opened", "ObjectChanged");
+    return undefined;
+  }
+
+  async function readTail(length, signal) {
+    let size;
+    const range = `bytes=-${length}`;
+    const bytes = await request(range, signal, (response) => {
+      const problem = missing(response);
+      if (problem) throw problem;
+      if (response.status === 416 && /^bytes \*\/0$/.test(response.headers.get("Content-Range") ?? "")) {
+        size = 0; // an empty object has no suffix to give
+        return 0;
+      }
+      if (response.status === 200) {
+        // Some CDNs answer a small object whole. When it fits the suffix asked
+        // for, the whole object is the tail; a larger one is refused unread.
+        const whole = Number(response.headers.get("Content-Length"));
+        if (response.headers.has("Content-Length") && whole <= length) {
+          size = whole;
+          return whole;
+        }
+        throw fail(`ignored Range: ${range} and answered 200 with the whole object; serve it from a server that supports HTTP range requests`);
+      }
+      if (response.status !== 206) throw fail(`answered ${response.status} to Range: ${range}`);
+      const got = contentRange(response, range);
+      const want = Math.min(length, got.size);
+      if (got.end !== got.size - 1 || got.end - got.start + 1 !== want) {
+        throw fail(`answered Content-Range bytes ${got.start}-${got.end}/${got.size} to Range: ${range}`);
+      }
+      size = got.size;
+      return want;
+    });
+    pinned.size ??= size;
+    return { bytes, size };
+  }
+
+  async function read(offset, length, signal) {
+    const last = offset + length - 1;
+    const range = `bytes=${offset}-${last}`;
+    return request(range, signal, (response) => {
+      const problem = missing(response);
+      if (problem) throw problem;
+      if (response.status === 200) {
+        throw fail(`ignored Range: ${range} and answered 200 with the whole object; serve it from a server that supports HTTP range requests`);
+      }
+      if (response.status === 416) {
+        const shrank = pinned.size !== undefined && last < pinned.size;
+        throw fail(`answered 416 to Range: ${range}`, shrank ? "ObjectChanged" : "Io");
+      }
+      if (response.status !== 206) throw fail(`answered ${response.status} to Range: ${range}`);
+      const got = contentRange(response, range);
+      if (got.start !== offset || got.end !== last) {
+        throw fail(`answered Content-Range bytes ${got.start}-${got.end}/${got.size} to Range: ${range}`);
+      }
+      pinned.size ??= got.size;
+      return length;
+    });
+  }
+
+  return { describe: () => href, readTail, read };
+}
+
+async function discard(response) {
+  try {
+    await response.body?.cancel();
+  } catch {
+    // Nothing to do: the body is unwanted either way.
+  }
+}
+
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(aborted(signal));
+    const timer = setTimeout(done, ms);
+    function done() {
+      signal?.removeEventListener("abort", stop);
+      resolve();
+    }
+    function stop() {
+      clearTimeout(timer);
+      reject(aborted(signal));
+    }
+    signal?.addEventListener("abort", stop, { once: true });
+  });
+}

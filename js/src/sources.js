@@ -1,0 +1,72 @@
+/**
+ * Sources in memory and in Blobs, and the one shape every source takes
+ * before it reaches the core (`src/wasm/source.rs`):
+ *
+ *     readTail(length, signal) -> Promise<{bytes: Uint8Array, size: number}>
+ *     read(offset, length, signal) -> Promise<Uint8Array>
+ *     describe() -> string
+ *
+ * A user's own source needs only `read(offset, length)` and `size` (a
+ * number, or a function returning one or a promise of one); `readTail` and
+ * `describe` are optional.
+ */
+import { AtlasError } from "./errors.js";
+
+/** @param {Uint8Array} bytes */
+export function bytesSource(bytes) {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new AtlasError("Atlas.fromBytes takes a Uint8Array", "InvalidArgument");
+  }
+  return {
+    size: bytes.length,
+    describe: () => `${bytes.length} bytes in memory`,
+    read: async (offset, length) => bytes.subarray(offset, offset + length),
+  };
+}
+
+/** @param {Blob} blob */
+export function blobSource(blob) {
+  if (typeof blob?.slice !== "function" || typeof blob.size !== "number") {
+    throw new AtlasError("Atlas.fromBlob takes a Blob or a File", "InvalidArgument");
+  }
+  return {
+    size: blob.size,
+    describe: () => (blob.name ? `file ${blob.name}` : `a Blob of ${blob.size} bytes`),
+    read: async (offset, length) => new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer()),
+  };
+}
+
+/** The normalised form of a source, or `InvalidArgument`. */
+export function toSource(source, role) {
+  if (typeof source?.read !== "function") {
+    throw new AtlasError(
+      `${role} must be a source: Atlas.fromUrl/fromR2/fromBlob/fromBytes(...) or an object with read(offset, length)`,
+      "InvalidArgument",
+    );
+  }
+  const describe = () => (typeof source.describe === "function" ? String(source.describe()) : `the ${role} source`);
+  const read = async (offset, length, signal) => asBytes(await source.read(offset, length, signal), describe);
+  let readTail;
+  if (typeof source.readTail === "function") {
+    readTail = async (length, signal) => {
+      const tail = await source.readTail(length, signal);
+      return { size: Number(tail.size), bytes: asBytes(tail.bytes, describe) };
+    };
+  } else {
+    readTail = async (length, signal) => {
+      const size = Number(typeof source.size === "function" ? await source.size() : source.size);
+      if (!Number.isSafeInteger(size) || size < 0) {
+        throw new AtlasError(`${describe()} has no size: give it a size or a readTail(length)`, "InvalidArgument");
+      }
+      const start = Math.max(0, size - length);
+      return { size, bytes: await read(start, size - start, signal) };
+    };
+  }
+  return { describe, read, readTail };
+}
+
+function asBytes(value, describe) {
+  if (value instanceof Uint8Array) return value;
+  if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  throw new AtlasError(`${describe()} answered something other than a Uint8Array`, "Io");
+}

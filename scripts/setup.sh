@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what the tests and the demo need, skipping what is already there.
+# Safe to run again; every step is idempotent. Usage: scripts/setup.sh [rust|python|wasm|browser|all]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what="${1:-all}"
+
+# The wasm-bindgen CLI must match the crate version in Cargo.lock exactly.
+WASM_BINDGEN_VERSION=0.2.130
+
+need() { [ "$what" = all ] || [[ " $* " == *" $what "* ]]; }
+log() { printf '\n== setup: %s\n' "$*"; }
+
+if need rust python wasm browser; then
+  log "rust target wasm32-unknown-unknown"
+  rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+fi
+
+if need python; then
+  log "atlas-python 0.17.2 and NetCDF tools (reference implementation for interop tests)"
+  python3 -c 'import atlas, xarray, netCDF4' 2>/dev/null && pip show atlas-python 2>/dev/null | grep -q '^Version: 0.17.2$' ||
+    python3 -m pip install --quiet --disable-pip-version-check 'atlas-python==0.17.2' xarray netCDF4 h5netcdf numpy
+fi
+
+if need wasm browser; then
+  log "wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 10 minutes to build when missing)"
+  if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
+    # No --locked: its lock file wants a webpki-roots the registry here lacks.
+    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  fi
+fi
+
+if need browser; then
+  log "Debian chromium + chromium-driver"
+  if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+fi
+
+if need wasm browser && [ -f js/package.json ]; then
+  log "npm packages of js/"
+  (cd js && if [ -f package-lock.json ]; then npm ci --no-audit --no-fund --loglevel=error; else npm install --no-audit --no-fund --loglevel=error; fi)
+fi

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs every test: native core and interop (Rust), then the wasm build and
+# the npm package (Node, headless Chromium, workerd). Installs what it needs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh all
+
+# Interop tests must not skip the atlas-python fixtures here.
+export ATLAS_REQUIRE_PYTHON=1
+
+echo "== cargo fmt --check"
+cargo fmt --all -- --check
+
+echo "== the reader core compiles for wasm32-unknown-unknown"
+cargo build --lib --target wasm32-unknown-unknown
+
+echo "== native tests (core, interop with atlas-rust and atlas-python, writer, CLI)"
+cargo test --workspace --all-features
+
+if [ -x js/scripts/test.sh ]; then
+  echo "== wasm and npm package tests"
+  bash js/scripts/test.sh
+fi

@@ -1,0 +1,387 @@
+//! The `atlas` command: atlas-python's `ls`, `show`, `info` and `rm`, with
+//! the same output, plus `get` and `rewrite`. Every reading command takes a
+//! local directory or an `http(s)://` URL of one.
+
+mod describe;
+mod get;
+mod http;
+mod py;
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use atlas_wasm::source::FileSource;
+use atlas_wasm::write::{delete_datasets, rewrite, Codec, WriterConfig, DATA_FILE, MASK_FILE};
+use atlas_wasm::{Atlas, ByteSource, Error, ReadOptions};
+use clap::{Args, Parser, Subcommand};
+
+use py::Py;
+
+#[derive(Parser)]
+#[command(
+    name = "atlas",
+    version,
+    about = "Inspect, trim and rewrite atlas collections: thousands of N-dimensional datasets in one immutable file, \
+             local or over HTTP.",
+    after_help = "A collection is a local directory or an http(s):// URL of one. rm and rewrite write locally."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Args)]
+struct Json {
+    /// emit JSON instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// list the datasets in a collection
+    #[command(long_about = "Removed datasets are not listed.")]
+    Ls {
+        collection: String,
+        #[command(flatten)]
+        json: Json,
+    },
+    /// show one dataset in ncdump style
+    #[command(long_about = "Dimensions, and for every array its type, shape, chunking, fill value, attributes, and \
+                            the statistics the write recorded.")]
+    Show {
+        collection: String,
+        /// dataset name, or the NetCDF file it came from
+        name: String,
+        #[command(flatten)]
+        json: Json,
+    },
+    /// summarise the whole collection
+    #[command(long_about = "Dataset counts, size, codec, and one set of statistics per distinct array, over the \
+                            whole collection. Datasets that declare an array with another dtype than the first \
+                            one stay out of its statistics.")]
+    Info {
+        collection: String,
+        #[command(flatten)]
+        json: Json,
+    },
+    /// remove datasets from a collection
+    #[command(long_about = "Updates the deletion mask beside the container, in one atomic write. The container \
+                            does not change, so this reclaims no space and moves no ordinal (rewrite does). A \
+                            name is a dataset name or a NetCDF path.")]
+    Rm {
+        collection: String,
+        /// dataset names, or the NetCDF files they came from
+        #[arg(required = true)]
+        names: Vec<String>,
+        /// report names that are absent instead of failing
+        #[arg(long)]
+        missing_ok: bool,
+        #[command(flatten)]
+        json: Json,
+    },
+    /// export a window of one array
+    #[command(long_about = "Writes a window of one array to standard output or a file. npy loads straight into \
+                            NumPy; raw is little-endian C order with strings NUL-separated; json lists the \
+                            elements flat in C order.")]
+    Get {
+        collection: String,
+        dataset: String,
+        array: String,
+        /// first element of the window, e.g. 0,10 (default: the origin)
+        #[arg(long, value_delimiter = ',')]
+        start: Vec<u64>,
+        /// extent of the window, e.g. 2,5 (default: to the end)
+        #[arg(long, value_delimiter = ',')]
+        shape: Vec<u64>,
+        #[arg(long, value_enum, default_value = "npy")]
+        format: Format,
+        /// write here instead of standard output
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// rewrite a collection: drop removed datasets, repack blocks
+    #[command(long_about = "Copies every live dataset into a new collection, value for value: layouts, fill \
+                            values, attributes and statistics are kept, removed datasets and their bytes are \
+                            not. The blocks are packed again with --codec and --block-size: smaller blocks \
+                            waste fewer bytes per ranged read in a browser. Nothing at the destination is \
+                            readable until the copy is complete.")]
+    Rewrite {
+        source: String,
+        destination: PathBuf,
+        /// block compression (default: the source's)
+        #[arg(long, value_enum)]
+        codec: Option<CodecArg>,
+        /// raw bytes per block before compression, e.g. 8MiB, 512KiB, 65536
+        #[arg(long, default_value = "8MiB", value_parser = parse_size)]
+        block_size: usize,
+        #[command(flatten)]
+        json: Json,
+    },
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Npy,
+    Json,
+    Raw,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum CodecArg {
+    Zstd,
+    Lz4,
+    None,
+}
+
+/// An error the user sees as one line: `atlas: message`.
+#[derive(Debug)]
+pub struct CliError(String);
+
+impl CliError {
+    pub fn new(message: impl Into<String>) -> Self {
+        CliError(message.into())
+    }
+}
+
+impl From<Error> for CliError {
+    fn from(e: Error) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        CliError(e.to_string())
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match futures_executor::block_on(run(cli.command)) {
+        Ok(()) => ExitCode::SUCCESS,
+        // `atlas ls … | head` closes the pipe: not an error.
+        Err(e) if e.0.contains("Broken pipe") => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("atlas: {}", e.0.replace('\n', " "));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn print(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+fn emit(value: &Py, json: bool, render: impl FnOnce(&Py) -> String) -> Result<(), CliError> {
+    if json {
+        print(&(value.json() + "\n"))
+    } else {
+        print(&render(value))
+    }
+}
+
+async fn run(command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Ls { collection, json } => {
+            let atlas = open(&collection, ReadOptions::default()).await?;
+            let names = atlas.list_datasets();
+            let value = Py::List(names.iter().map(|n| Py::str(n.as_str())).collect());
+            emit(&value, json.json, |_| if names.is_empty() { String::new() } else { names.join("\n") + "\n" })
+        }
+        Command::Show { collection, name, json } => {
+            let atlas = open(&collection, ReadOptions::default()).await?;
+            let detail = describe::dataset(&atlas, &dataset_name(&name)).await?;
+            emit(&detail, json.json, describe::render_dataset)
+        }
+        Command::Info { collection, json } => {
+            let atlas = open(&collection, ReadOptions::default()).await?;
+            let summary = describe::info(&atlas, &collection).await?;
+            emit(&summary, json.json, describe::render_info)
+        }
+        Command::Rm { collection, names, missing_ok, json } => {
+            let dir = local(&collection, "rm")?;
+            let wanted: Vec<String> = names.iter().map(|n| dataset_name(n)).collect();
+            let done = delete_datasets(&dir, &wanted, true)?;
+            if !done.missing.is_empty() && !missing_ok {
+                let mut missing = done.missing.clone();
+                missing.sort();
+                // Nothing was hidden yet: the check ran on the same open.
+                return Err(CliError::new(format!(
+                    "not in the collection (or already removed): {}",
+                    missing.join(", ")
+                )));
+            }
+            let value = Py::dict([
+                ("removed", Py::List(done.removed.iter().map(|n| Py::str(n.as_str())).collect())),
+                ("missing", Py::List(done.missing.iter().map(|n| Py::str(n.as_str())).collect())),
+                ("remaining", Py::int(done.remaining as u64)),
+            ]);
+            emit(&value, json.json, |_| {
+                let mut out = String::new();
+                if !done.removed.is_empty() {
+                    out.push_str(&format!("removed {}: {}\n", done.removed.len(), done.removed.join(", ")));
+                }
+                for name in &done.missing {
+                    eprintln!("  not present: {name}");
+                }
+                out.push_str(&format!("{} dataset(s) remain\n", done.remaining));
+                out
+            })
+        }
+        Command::Get { collection, dataset, array, start, shape, format, output } => {
+            let atlas = open(&collection, ReadOptions::default()).await?;
+            let view = atlas
+                .dataset(&dataset)
+                .map_err(|_| CliError::new(format!("no dataset '{dataset}' in the collection (it may have been removed)")))?;
+            let full = view.array_layout(&array).await?.shape;
+            let start = if start.is_empty() { vec![0; full.len()] } else { start };
+            let shape = if shape.is_empty() {
+                full.iter().zip(&start).map(|(&f, &s)| f.saturating_sub(s)).collect()
+            } else {
+                shape
+            };
+            let window = view.read_array(&array, &start, &shape).await?;
+            let bytes = match format {
+                Format::Npy => get::npy(&window),
+                Format::Raw => get::raw(&window.data),
+                Format::Json => (get::json(&window, &dataset, &array, &start).json() + "\n").into_bytes(),
+            };
+            match output {
+                Some(path) => std::fs::write(&path, bytes).map_err(|e| CliError::new(format!("{}: {e}", path.display()))),
+                None => {
+                    let mut out = std::io::stdout().lock();
+                    out.write_all(&bytes)?;
+                    out.flush().map_err(CliError::from)
+                }
+            }
+        }
+        Command::Rewrite { source, destination, codec, block_size, json } => {
+            // A small cache: a rewrite reads each block about once.
+            let options = ReadOptions { cache_bytes: 32 << 20, ..ReadOptions::default() };
+            let atlas = open(&source, options).await?;
+            let codec = match codec {
+                Some(CodecArg::Zstd) => Codec::Zstd,
+                Some(CodecArg::Lz4) => Codec::Lz4,
+                Some(CodecArg::None) => Codec::Uncompressed,
+                None => atlas.codec(),
+            };
+            let config = WriterConfig { codec, block_target_size: block_size };
+            let bar = progress(atlas.dataset_count() as u64);
+            let summary = rewrite(&atlas, &destination, config, |done, _| bar.set_position(done as u64)).await?;
+            bar.finish_and_clear();
+            let value = Py::dict([
+                ("source", Py::str(source.as_str())),
+                ("destination", Py::str(destination.display().to_string())),
+                ("datasets", Py::int(summary.datasets as u64)),
+                ("dropped", Py::int(summary.dropped as u64)),
+                ("chunks", Py::int(summary.chunks)),
+                ("codec", Py::str(codec.name())),
+                ("block_size", Py::int(block_size as u64)),
+                ("source_bytes", Py::int(atlas.container_bytes())),
+                ("container_bytes", Py::int(summary.container_bytes)),
+            ]);
+            emit(&value, json.json, |_| {
+                format!(
+                    "{} dataset(s) written to {} ({} removed dataset(s) dropped), {} -> {}\n",
+                    summary.datasets,
+                    destination.display(),
+                    summary.dropped,
+                    describe::human_bytes(atlas.container_bytes()),
+                    describe::human_bytes(summary.container_bytes)
+                )
+            })
+        }
+    }
+}
+
+/// A bar on standard error while a terminal watches, silent otherwise.
+fn progress(total: u64) -> indicatif::ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(total);
+    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} datasets  {elapsed} (eta {eta})") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn is_url(location: &str) -> bool {
+    location.starts_with("http://") || location.starts_with("https://")
+}
+
+/// Opens a local directory or an http(s) URL of one.
+async fn open(location: &str, options: ReadOptions) -> Result<Atlas, CliError> {
+    let (data, mask): (Arc<dyn ByteSource>, Option<Arc<dyn ByteSource>>) = if is_url(location) {
+        let base = location.trim_end_matches('/');
+        (
+            Arc::new(http::HttpSource::new(format!("{base}/{DATA_FILE}"))),
+            Some(Arc::new(http::HttpSource::new(format!("{base}/{MASK_FILE}")))),
+        )
+    } else if ["s3://", "gs://", "az://"].iter().any(|s| location.starts_with(s)) {
+        return Err(CliError::new(format!("{location}: buckets are not supported yet; use an https:// URL")));
+    } else {
+        let dir = PathBuf::from(location);
+        let data = FileSource::open(dir.join(DATA_FILE))
+            .map_err(|e| CliError::new(format!("{location} is not a collection ({e})")))?;
+        let mask: Option<Arc<dyn ByteSource>> = match FileSource::open(dir.join(MASK_FILE)) {
+            Ok(m) => Some(Arc::new(m)),
+            Err(Error::NotFound(_)) => None,
+            Err(e) => return Err(e.into()),
+        };
+        (Arc::new(data), mask)
+    };
+    Ok(Atlas::open_with(data, mask, options).await?)
+}
+
+fn local(location: &str, command: &str) -> Result<PathBuf, CliError> {
+    if is_url(location) {
+        return Err(CliError::new(format!("{command} writes, and {location} is read-only over HTTP; use a local path")));
+    }
+    Ok(PathBuf::from(location))
+}
+
+/// atlas-python's `dataset_name`: a NetCDF path names the dataset of its file name.
+fn dataset_name(name: &str) -> String {
+    std::path::Path::new(name).file_name().map_or_else(|| name.to_string(), |f| f.to_string_lossy().into_owned())
+}
+
+/// `8MiB`, `512KiB`, `64kB`, `65536`.
+fn parse_size(text: &str) -> Result<usize, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let number: f64 = number.parse().map_err(|_| format!("not a size: {text}"))?;
+    let scale = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kb" => 1e3,
+        "kib" => 1024.0,
+        "m" | "mb" => 1e6,
+        "mib" => 1024.0 * 1024.0,
+        "g" | "gb" => 1e9,
+        "gib" => 1024.0 * 1024.0 * 1024.0,
+        other => return Err(format!("unknown size unit '{other}' in {text}")),
+    };
+    Ok((number * scale) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_names_parse() {
+        assert_eq!(parse_size("8MiB"), Ok(8 << 20));
+        assert_eq!(parse_size("64kB"), Ok(64_000));
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert!(parse_size("lots").is_err());
+        assert_eq!(dataset_name("/data/2024/jan.nc"), "jan.nc");
+        assert_eq!(dataset_name("jan.nc"), "jan.nc");
+    }
+}

@@ -1,0 +1,243 @@
+//! Values as atlas-python hands them to its printer, and the two ways it
+//! prints them: `_format_value` for text and `json.dumps(indent=2)`.
+//!
+//! Mirroring the Python objects (ints of any size, floats with `repr`,
+//! `bytes` beside `str`) is what lets `atlas show` here print the same
+//! characters as `atlas show` there.
+
+use std::fmt::Write;
+
+/// A Python value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Py {
+    None,
+    Bool(bool),
+    Int(i128),
+    Float(f64),
+    Str(String),
+    Bytes(Vec<u8>),
+    List(Vec<Py>),
+    Dict(Vec<(String, Py)>),
+}
+
+impl Py {
+    pub fn dict<K: Into<String>>(items: impl IntoIterator<Item = (K, Py)>) -> Py {
+        Py::Dict(items.into_iter().map(|(k, v)| (k.into(), v)).collect())
+    }
+
+    pub fn str(s: impl Into<String>) -> Py {
+        Py::Str(s.into())
+    }
+
+    pub fn int(v: impl Into<i128>) -> Py {
+        Py::Int(v.into())
+    }
+
+    /// `_format_value`: how `atlas show` prints an attribute or a bound.
+    pub fn text(&self) -> String {
+        match self {
+            Py::None => "-".into(),
+            Py::Bytes(b) => match std::str::from_utf8(b) {
+                Ok(s) => format!("\"{s}\""),
+                Err(_) => bytes_repr(b),
+            },
+            Py::Str(s) => format!("\"{s}\""),
+            Py::Bool(b) => if *b { "true" } else { "false" }.into(),
+            Py::List(items) => items.iter().map(Py::text).collect::<Vec<_>>().join(", "),
+            Py::Dict(_) => {
+                let mut out = String::new();
+                self.json_into(&mut out, None, 0);
+                out
+            }
+            Py::Int(v) => v.to_string(),
+            Py::Float(v) => float_repr(*v),
+        }
+    }
+
+    /// `json.dumps(value, indent=2)` with atlas-python's `default` (bytes
+    /// decode as UTF-8, else hex).
+    pub fn json(&self) -> String {
+        let mut out = String::new();
+        self.json_into(&mut out, Some(2), 0);
+        out
+    }
+
+    fn json_into(&self, out: &mut String, indent: Option<usize>, depth: usize) {
+        let newline = |out: &mut String, depth: usize| {
+            if let Some(step) = indent {
+                out.push('\n');
+                out.push_str(&" ".repeat(step * depth));
+            }
+        };
+        match self {
+            Py::None => out.push_str("null"),
+            Py::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Py::Int(v) => out.push_str(&v.to_string()),
+            Py::Float(v) if v.is_nan() => out.push_str("NaN"),
+            Py::Float(v) if v.is_infinite() => out.push_str(if *v > 0.0 { "Infinity" } else { "-Infinity" }),
+            Py::Float(v) => out.push_str(&float_repr(*v)),
+            Py::Str(s) => json_str(out, s),
+            Py::Bytes(b) => match std::str::from_utf8(b) {
+                Ok(s) => json_str(out, s),
+                Err(_) => json_str(out, &b.iter().map(|x| format!("{x:02x}")).collect::<String>()),
+            },
+            Py::List(items) if items.is_empty() => out.push_str("[]"),
+            Py::Dict(items) if items.is_empty() => out.push_str("{}"),
+            Py::List(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(if indent.is_some() { "," } else { ", " });
+                    }
+                    newline(out, depth + 1);
+                    item.json_into(out, indent, depth + 1);
+                }
+                newline(out, depth);
+                out.push(']');
+            }
+            Py::Dict(items) => {
+                out.push('{');
+                for (i, (key, value)) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(if indent.is_some() { "," } else { ", " });
+                    }
+                    newline(out, depth + 1);
+                    json_str(out, key);
+                    out.push_str(": ");
+                    value.json_into(out, indent, depth + 1);
+                }
+                newline(out, depth);
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// A JSON string as Python escapes it by default (`ensure_ascii`): every
+/// non-ASCII character as `\uXXXX`, astral ones as surrogate pairs.
+fn json_str(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Python's `repr(bytes)`.
+fn bytes_repr(b: &[u8]) -> String {
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') { '"' } else { '\'' };
+    let mut out = format!("b{quote}");
+    for &x in b {
+        match x {
+            b'\\' => out.push_str("\\\\"),
+            b'\t' => out.push_str("\\t"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            x if x as char == quote => {
+                out.push('\\');
+                out.push(quote);
+            }
+            0x20..=0x7e => out.push(x as char),
+            x => {
+                let _ = write!(out, "\\x{x:02x}");
+            }
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Python's `repr(float)`: the shortest digits that round-trip, in fixed
+/// notation for exponents -4..16, otherwise as `1e+300`.
+pub fn float_repr(v: f64) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf" } else { "-inf" }.into();
+    }
+    if v == 0.0 {
+        return if v.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+    }
+    // `{:e}` gives the shortest round-trip digits: "-1.2345e-7".
+    let sci = format!("{v:e}");
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
+    let exp: i32 = exp.parse().expect("an integer exponent");
+    let negative = mantissa.starts_with('-');
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let sign = if negative { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let point = exp + 1;
+        let body = if point <= 0 {
+            format!("0.{}{digits}", "0".repeat((-point) as usize))
+        } else if point as usize >= digits.len() {
+            format!("{digits}{}.0", "0".repeat(point as usize - digits.len()))
+        } else {
+            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+        };
+        format!("{sign}{body}")
+    } else {
+        let rest = if digits.len() > 1 { format!(".{}", &digits[1..]) } else { String::new() };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{}{rest}e{esign}{:02}", &digits[..1], exp.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_print_as_python_repr() {
+        let cases = [
+            (1.0, "1.0"),
+            (-1000.0, "-1000.0"),
+            (0.1, "0.1"),
+            (0.10000000149011612, "0.10000000149011612"),
+            (1e300, "1e+300"),
+            (5e-324, "5e-324"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+            (0.0001, "0.0001"),
+            (0.00001, "1e-05"),
+            (-0.0, "-0.0"),
+            (9.99994610111476e-41, "9.99994610111476e-41"),
+            (1652052.1511488617, "1652052.1511488617"),
+        ];
+        for (v, want) in cases {
+            assert_eq!(float_repr(v), want);
+        }
+    }
+
+    #[test]
+    fn json_and_text_match_python() {
+        let v = Py::dict([
+            ("s", Py::str("«w» 🌍")),
+            ("b", Py::Bytes(vec![0, 0xde])),
+            ("l", Py::List(vec![Py::Float(f64::NAN), Py::Int(u64::MAX as i128)])),
+            ("e", Py::List(vec![])),
+        ]);
+        assert_eq!(
+            v.json(),
+            "{\n  \"s\": \"\\u00abw\\u00bb \\ud83c\\udf0d\",\n  \"b\": \"00de\",\n  \"l\": [\n    NaN,\n    18446744073709551615\n  ],\n  \"e\": []\n}"
+        );
+        assert_eq!(Py::Bytes(vec![0, 0xde, b'a']).text(), "b'\\x00\\xdea'");
+        assert_eq!(Py::List(vec![Py::str("a"), Py::Bool(true)]).text(), "\"a\", true");
+        assert_eq!(Py::dict([("a", Py::List(vec![Py::Int(1)]))]).text(), "{\"a\": [1]}");
+    }
+}
