@@ -1,0 +1,184 @@
+// Types of the atlas-wasm package. The implementation is js/src/*.js over
+// the wasm handles of src/wasm/; docs/js-api.md explains each call.
+
+/** Stable error codes, shared with the Rust core's `Error::code()`. */
+export type AtlasErrorCode =
+  | "NotAnAtlasCollection"
+  | "UnsupportedVersion"
+  | "CorruptCollection"
+  | "CorruptMask"
+  | "DatasetNotFound"
+  | "ArrayNotFound"
+  | "DTypeMismatch"
+  | "OutOfBounds"
+  | "Io"
+  | "NotFound"
+  | "ObjectChanged"
+  | "Aborted"
+  | "TooLarge"
+  | "InvalidArgument";
+
+export class AtlasError extends Error {
+  constructor(message: string, code: AtlasErrorCode, options?: { cause?: unknown });
+  readonly name: "AtlasError";
+  readonly code: AtlasErrorCode;
+}
+
+/** Element types, lower-case as atlas-python prints them. */
+export type DType =
+  | "bool" | "int8" | "int16" | "int32" | "int64"
+  | "uint8" | "uint16" | "uint32" | "uint64"
+  | "float32" | "float64" | "string" | "binary" | "timestamp_ns"
+  | `list<${string}>` | `fixed_size_list<${string}>`;
+
+/** What a read returns in `data`, by dtype. */
+export type ArrayValues =
+  | Int8Array | Int16Array | Int32Array | BigInt64Array
+  | Uint8Array | Uint16Array | Uint32Array | BigUint64Array
+  | Float32Array | Float64Array
+  | string[] | Uint8Array[];
+
+/** An attribute value: number, BigInt for 64-bit integers, string, bytes, lists. */
+export type AttrValue =
+  | boolean | number | bigint | string | Uint8Array
+  | boolean[] | string[] | Uint8Array[]
+  | Int8Array | Int16Array | Int32Array | BigInt64Array
+  | Uint8Array | Uint16Array | Uint32Array | BigUint64Array
+  | Float32Array | Float64Array;
+
+/** A statistics bound or fill value takes the JavaScript type of its array's elements. */
+export type ScalarValue = number | bigint | string | boolean | Uint8Array;
+
+export interface Stats {
+  min: ScalarValue | null;
+  max: ScalarValue | null;
+  nullCount: number;
+  rowCount: number;
+}
+
+export interface DatasetStats extends Stats {
+  dataset: string;
+}
+
+export interface Layout {
+  shape: number[];
+  chunkShape: number[];
+  dimensions: string[];
+  fillValue: ScalarValue | null;
+}
+
+export interface Schema {
+  arrays: { name: string; dtype: DType; attributes: { key: string; dtype: DType }[] }[];
+  attributes: { key: string; dtype: DType }[];
+}
+
+export interface ReadResult {
+  dtype: DType;
+  shape: number[];
+  data: ArrayValues;
+}
+
+export interface Progress {
+  /** Bytes received for this read so far. */
+  loaded: number;
+  /** Bytes of the requests this read has started so far (grows as it goes). */
+  requested: number;
+}
+
+export interface ReadOptions {
+  /** First element of the window on each axis; give with `shape`. */
+  start?: ArrayLike<number>;
+  /** Extent of the window on each axis; give with `start`. */
+  shape?: ArrayLike<number>;
+  signal?: AbortSignal;
+  /** Called after each range read this call made arrives. */
+  onProgress?: (progress: Progress) => void;
+}
+
+/**
+ * Anything readable by byte ranges. Give `size` (or `readTail`) and `read`;
+ * `read` must answer exactly `length` bytes.
+ */
+export interface Source {
+  size?: number | (() => number | Promise<number>);
+  read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
+  readTail?(length: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array; size: number }>;
+  describe?(): string;
+}
+
+export interface UrlOptions {
+  /** Extra request headers (e.g. Authorization). */
+  headers?: HeadersInit;
+  /** A fetch to use instead of the global one. */
+  fetch?: typeof globalThis.fetch;
+  /** Requests in flight at once (default 6). */
+  maxConcurrency?: number;
+  /** Attempts after a network error or a 5xx answer (default 3). */
+  retries?: number;
+}
+
+/** The part of a Workers R2 binding the R2 source uses. */
+export interface R2BucketLike {
+  get(
+    key: string,
+    options?: {
+      range?: { offset: number; length: number } | { suffix: number };
+      onlyIf?: { etagMatches: string };
+    },
+  ): Promise<
+    | { size: number; etag: string; arrayBuffer(): Promise<ArrayBuffer> }
+    | { size: number; etag: string }
+    | null
+  >;
+}
+
+export interface OpenOptions extends UrlOptions {
+  signal?: AbortSignal;
+  /** Budget of the decompressed-block cache (default 32 MiB). */
+  cacheBytes?: number;
+  /** Adjacent blocks are fetched in one request up to this many bytes (default 4 MiB). */
+  coalesceBytes?: number;
+}
+
+export class Atlas {
+  private constructor();
+  /** A URL of the collection's directory, or its two objects as sources. */
+  static open(target: string | URL | { data: Source; mask?: Source | null }, options?: OpenOptions): Promise<Atlas>;
+  static fromUrl(url: string | URL, options?: UrlOptions): Source;
+  static fromR2(bucket: R2BucketLike, key: string, options?: { maxConcurrency?: number }): Source;
+  static fromBlob(blob: Blob): Source;
+  static fromBytes(bytes: Uint8Array): Source;
+
+  readonly datasetCount: number;
+  readonly totalDatasets: number;
+  readonly deletedCount: number;
+  readonly createdUnixMs: number;
+  readonly codec: "zstd" | "lz4" | "none";
+  readonly formatVersion: number;
+  readonly containerBytes: number;
+  readonly cachedBytes: number;
+
+  listDatasets(): string[];
+  listArrays(): string[];
+  hasDataset(name: string): boolean;
+  /** Throws `AtlasError` with code `DatasetNotFound`. */
+  dataset(name: string): Dataset;
+  arrayStats(array: string): Promise<Stats | null>;
+  arrayStatsByDataset(array: string): Promise<DatasetStats[]>;
+  attributesByDataset(array: string | null, key: string): Promise<Record<string, AttrValue>>;
+  /** Frees the collection's memory now; later calls throw. */
+  close(): void;
+}
+
+export class Dataset {
+  private constructor();
+  readonly name: string;
+  readonly ordinal: number;
+  readonly schema: Schema;
+  listArrays(): string[];
+  layout(array: string): Promise<Layout>;
+  stats(array: string): Promise<Stats | null>;
+  attributes(): Promise<Record<string, AttrValue>>;
+  arrayAttributes(array: string): Promise<Record<string, AttrValue>>;
+  read(array: string, options?: ReadOptions): Promise<ReadResult>;
+}
