@@ -30,6 +30,11 @@ if need wasm browser; then
   fi
 fi
 
+if need wasm browser; then
+  log "wasm-pack (runs wasm-bindgen tests in Node and Chromium; about 4 minutes to build when missing)"
+  command -v wasm-pack >/dev/null || cargo install wasm-pack
+fi
+
 if need browser; then
   log "Debian chromium + chromium-driver"
   if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then

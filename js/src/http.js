@@ -38,11 +38,17 @@ export function httpSource(url, options = {}) {
   const retries = options.retries ?? 3;
   const limit = options.limit ?? limiter(options.maxConcurrency ?? 6);
   const pinned = { size: undefined, etag: undefined };
+  let extra;
+  try {
+    extra = new Headers(options.headers);
+  } catch (error) {
+    throw new AtlasError(`the headers for ${href} are invalid: ${error.message}`, "InvalidArgument");
+  }
 
   const fail = (message, code = "Io") => new AtlasError(`GET ${href}: ${message}`, code);
 
   async function attempt(range, signal, check) {
-    const headers = new Headers(options.headers);
+    const headers = new Headers(extra);
     headers.set("Range", range);
     if (pinned.etag && !pinned.etag.startsWith("W/")) headers.set("If-Match", pinned.etag);
     let response;

@@ -74,7 +74,7 @@ fn data(data: ArrayData) -> JsValue {
         ArrayData::UInt64(v) => BigUint64Array::from(&v[..]).into(),
         ArrayData::Float32(v) => Float32Array::from(&v[..]).into(),
         ArrayData::Float64(v) => Float64Array::from(&v[..]).into(),
-        ArrayData::String(v) => list(v, |s| JsValue::from(s)),
+        ArrayData::String(v) => list(v, JsValue::from),
         ArrayData::Binary(v) => list(v, |b| bytes(&b)),
     }
 }
@@ -108,7 +108,7 @@ pub(crate) fn attr(value: &Attr) -> JsValue {
         Attr::UInt64List(v) => BigUint64Array::from(&v[..]).into(),
         Attr::Float32List(v) => Float32Array::from(&v[..]).into(),
         Attr::Float64List(v) => Float64Array::from(&v[..]).into(),
-        Attr::StringList(v) => list(v, |s| JsValue::from(s)),
+        Attr::StringList(v) => list(v, JsValue::from),
         Attr::BinaryList(v) => list(v, |b| bytes(b)),
     }
 }
@@ -155,10 +155,7 @@ pub(crate) fn layout(layout: &ArrayLayout, dtype: &DType) -> JsValue {
     object(&[
         ("shape", numbers(&layout.shape)),
         ("chunkShape", numbers(&layout.chunk_shape)),
-        (
-            "dimensions",
-            list(&layout.dimension_names, |n| JsValue::from(n)),
-        ),
+        ("dimensions", list(&layout.dimension_names, JsValue::from)),
         ("fillValue", fill),
     ])
 }

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Every test of the npm package, from a fresh checkout:
+#   1. fixtures: atlas-rust (interop suite) and atlas-python collections
+#   2. the package: build (scripts/build.sh), `npm pack`, installed into a
+#      scratch project as a user would install it
+#   3. node --test on the installed package: HTTP (hostile servers too),
+#      Blob/bytes/user sources, the Worker in workerd, headless Chromium
+#   4. wasm-bindgen tests of the core in Node and in headless Chromium
+#
+# Needs the tools docs/js-api.md lists under "Testing". Set ATLAS_FIXTURES to
+# reuse fixtures already written; ATLAS_SKIP_WASM_PACK=1 skips step 4.
+set -euo pipefail
+
+js="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$js/.." && pwd)"
+export ATLAS_FIXTURES="${ATLAS_FIXTURES:-$root/target/atlas-fixtures}"
+step() { printf '\n== %s (%ss)\n' "$*" "$SECONDS"; }
+
+if [ ! -f "$ATLAS_FIXTURES/every_dtype_zstd/expected.json" ]; then
+  # A debug build: `cargo test --workspace` has built its dependencies already.
+  step "writing fixtures into $ATLAS_FIXTURES"
+  cargo run --quiet --manifest-path "$root/Cargo.toml" -p atlas-interop -- suite "$ATLAS_FIXTURES"
+  cargo run --quiet --manifest-path "$root/Cargo.toml" -p atlas-interop -- python "$ATLAS_FIXTURES"
+fi
+
+if [ ! "$js/node_modules/.package-lock.json" -nt "$js/package-lock.json" ]; then
+  step "npm ci"
+  (cd "$js" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+step "building the package"
+bash "$js/scripts/build.sh"
+
+step "installing the packed package into a scratch project"
+scratch="$js/.pack-test"
+rm -rf "$scratch"
+mkdir -p "$scratch/test"
+(cd "$js" && npm pack --silent --pack-destination "$scratch" >/dev/null)
+echo '{ "private": true, "type": "module" }' > "$scratch/package.json"
+(cd "$scratch" && npm install --no-save --no-audit --no-fund --loglevel=error ./atlas-wasm-*.tgz)
+cp "$js"/test/*.mjs "$scratch/test/"
+# The Worker example is read from the checkout; miniflare and playwright-core
+# resolve from js/node_modules, one directory up.
+export ATLAS_WORKER_EXAMPLE="$js/examples/worker/src/index.js"
+
+step "node --test against the installed package"
+(cd "$scratch" && node --test --test-concurrency=1 test/*.test.mjs)
+
+if [ "${ATLAS_SKIP_WASM_PACK:-}" != 1 ]; then
+  command -v wasm-pack >/dev/null || { echo "test.sh: wasm-pack is missing: cargo install wasm-pack" >&2; exit 1; }
+  step "wasm-pack test --node"
+  (cd "$root" && wasm-pack test --node wasm-tests)
+  step "wasm-pack test --headless --chrome"
+  (cd "$root" && WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome wasm-tests)
+fi
+step "done"

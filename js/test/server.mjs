@@ -1,0 +1,195 @@
+/**
+ * A small static file server that honours HTTP Range, for tests and for
+ * serving the dashboard: single ranges (`a-b`, `a-`, `-n`), 206/416 with the
+ * right Content-Range, strong ETags and If-Match (412), HEAD, CORS with
+ * Expose-Headers, and preflights.
+ *
+ * Hostile behaviour is chosen per request by a path prefix, so a browser can
+ * ask for it too:
+ *
+ *     /~ignore-range/…  answers 200 with the whole file
+ *     /~416/…           answers 416 to every ranged GET
+ *     /~gzip/…          gzips each answer (Content-Encoding: gzip)
+ *     /~etag-change/…   the first answer per path is version 1; after it the
+ *                       file is "replaced" (new ETag; If-Match v1 gets 412)
+ *     /~flaky/…         the first request per path answers 500
+ *     /~slow/…          waits 300 ms before answering
+ *
+ * Every request is logged (`server.log`), and `server.maxActive` is the most
+ * requests ever in flight at once.
+ *
+ * CLI: node server.mjs --root DIR [--port 8080]
+ */
+import { createServer } from "node:http";
+import { open, stat } from "node:fs/promises";
+import { extname, join, normalize, resolve, sep } from "node:path";
+import { gzipSync } from "node:zlib";
+
+const TYPES = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+  ".css": "text/css",
+  ".json": "application/json",
+  ".wasm": "application/wasm",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+};
+const KNOBS = new Set(["ignore-range", "416", "gzip", "etag-change", "flaky", "slow"]);
+
+/**
+ * @param {{root: string, port?: number, host?: string}} options
+ */
+export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
+  const base = resolve(root);
+  const seen = new Map(); // path -> requests so far, for the per-path knobs
+  const state = { log: [], active: 0, maxActive: 0 };
+
+  const server = createServer(async (req, res) => {
+    state.active++;
+    state.maxActive = Math.max(state.maxActive, state.active);
+    const entry = { method: req.method, url: req.url, range: req.headers.range, ifMatch: req.headers["if-match"], status: 0, bytes: 0 };
+    state.log.push(entry);
+    res.on("close", () => state.active--);
+    try {
+      await handle(req, res, entry);
+    } catch (error) {
+      entry.status = 500;
+      if (!res.headersSent) res.writeHead(500, cors({ "Content-Type": "text/plain" }));
+      res.end(String(error?.message ?? error));
+    }
+  });
+
+  async function handle(req, res, entry) {
+    let path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    const knobs = new Set();
+    for (let m; (m = /^\/~([a-z0-9-]+)(\/.*)$/.exec(path)) && KNOBS.has(m[1]); path = m[2]) knobs.add(m[1]);
+    const count = (seen.get(req.url) ?? 0) + 1;
+    seen.set(req.url, count);
+
+    if (req.method === "OPTIONS") {
+      res.writeHead(204, cors({
+        "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
+        "Access-Control-Allow-Headers": "Range, If-Match, Authorization",
+        "Access-Control-Max-Age": "600",
+      }));
+      return res.end();
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") return answer(405);
+    if (knobs.has("slow")) await new Promise((r) => setTimeout(r, 300));
+    if (knobs.has("flaky") && count === 1) return answer(500);
+
+    let file = normalize(join(base, path));
+    if (file !== base && !file.startsWith(base + sep)) return answer(403);
+    let info = await stat(file).catch(() => undefined);
+    if (info?.isDirectory()) {
+      file = join(file, "index.html");
+      info = await stat(file).catch(() => undefined);
+    }
+    if (!info?.isFile()) return answer(404);
+
+    const size = info.size;
+    let etag = `"${size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+    if (knobs.has("etag-change")) etag = count === 1 ? '"v1"' : '"v2"';
+    const headers = cors({ "Content-Type": TYPES[extname(file)] ?? "application/octet-stream", ETag: etag, "Accept-Ranges": "bytes" });
+    const ifMatch = req.headers["if-match"];
+    if (ifMatch && ifMatch !== "*" && !ifMatch.split(/\s*,\s*/).includes(etag)) return answer(412, headers);
+
+    let start = 0;
+    let end = size - 1;
+    let status = 200;
+    const range = req.headers.range;
+    if (range && !knobs.has("ignore-range")) {
+      const parsed = parseRange(range, size);
+      if (knobs.has("416") || parsed === "unsatisfiable") {
+        return answer(416, { ...headers, "Content-Range": `bytes */${size}` });
+      }
+      if (parsed) {
+        [start, end] = parsed;
+        status = 206;
+        headers["Content-Range"] = `bytes ${start}-${end}/${size}`;
+      }
+    }
+    let body = await readSlice(file, start, end - start + 1);
+    if (knobs.has("gzip")) {
+      body = gzipSync(body);
+      headers["Content-Encoding"] = "gzip";
+    }
+    headers["Content-Length"] = String(body.length);
+    entry.status = status;
+    entry.bytes = req.method === "HEAD" ? 0 : body.length;
+    res.writeHead(status, headers);
+    res.end(req.method === "HEAD" ? undefined : body);
+
+    function answer(code, extra = cors({})) {
+      entry.status = code;
+      res.writeHead(code, { ...extra, "Content-Type": "text/plain", "Content-Length": "0" });
+      res.end();
+    }
+  }
+
+  await new Promise((done) => server.listen(port, host, done));
+  const address = server.address();
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    get log() {
+      return state.log;
+    },
+    get maxActive() {
+      return state.maxActive;
+    },
+    /** Forgets the log and the in-flight peak (not the per-path counts of the knobs). */
+    reset() {
+      state.log = [];
+      state.maxActive = state.active;
+    },
+    close() {
+      server.closeAllConnections?.();
+      return new Promise((done) => server.close(done));
+    },
+  };
+}
+
+function cors(headers) {
+  return {
+    ...headers,
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Expose-Headers": "Content-Range, Content-Length, ETag",
+  };
+}
+
+/** `[start, end]` (inclusive), `"unsatisfiable"`, or undefined to ignore the header. */
+function parseRange(header, size) {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === "" && m[2] === "")) return undefined; // multiple or malformed ranges: serve whole
+  if (m[1] === "") {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) return "unsatisfiable";
+    return [Math.max(0, size - suffix), size - 1];
+  }
+  const start = Number(m[1]);
+  const end = m[2] === "" ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (start >= size || end < start) return "unsatisfiable";
+  return [start, end];
+}
+
+async function readSlice(file, start, length) {
+  const handle = await open(file);
+  try {
+    const buffer = Buffer.alloc(Math.max(0, length));
+    if (length > 0) await handle.read(buffer, 0, length, start);
+    return buffer;
+  } finally {
+    await handle.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const arg = (name, fallback) => {
+    const i = process.argv.indexOf(`--${name}`);
+    return i > 0 ? process.argv[i + 1] : fallback;
+  };
+  const server = await startServer({ root: arg("root", "."), port: Number(arg("port", 8080)) });
+  console.log(`serving ${resolve(arg("root", "."))} at ${server.url}`);
+}
