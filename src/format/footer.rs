@@ -9,17 +9,18 @@
 //! corruption, because a lookup by name could never reach the second one.
 
 use indexmap::IndexMap;
-use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::format::container::FORMAT_VERSION;
 use crate::format::dtype::DType;
+use crate::format::msgpack::Reader;
 
 /// The reserved variable whose segment carries dataset-level attributes.
 pub const DATASET_ATTRS_VARIABLE: &str = "_datasets";
 
 /// The compression the writer chose (informational: blocks name their own).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(any(feature = "writer", test), derive(serde::Serialize))]
 pub enum Codec {
     #[default]
     Zstd,
@@ -39,7 +40,8 @@ impl Codec {
 }
 
 /// What a kind of dataset declares: array names and types, attribute keys and types.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(any(feature = "writer", test), derive(serde::Serialize))]
 pub struct InternedSchema {
     /// `(name, dtype)` indices into the string and dtype pools.
     pub arrays: Vec<(u32, u32)>,
@@ -50,14 +52,17 @@ pub struct InternedSchema {
 }
 
 /// Where one variable's segment lies in the container.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(any(feature = "writer", test), derive(serde::Serialize))]
 pub struct VariableEntry {
     pub name: u32,
     pub seg_offset: u64,
     pub seg_len: u64,
 }
 
-#[derive(Serialize, Deserialize)]
+/// The encoded form; serde's positional msgpack of this struct is the footer.
+#[cfg(any(feature = "writer", test))]
+#[derive(serde::Serialize)]
 struct WireFooter {
     version: u32,
     codec: Codec,
@@ -89,8 +94,7 @@ impl CollectionFooter {
     pub fn decode(bytes: &[u8], container_size: u64) -> Result<Self> {
         let packed = crate::format::codec::zstd_decompress(bytes, MAX_FOOTER_BYTES)
             .map_err(|e| Error::corrupt(format!("the footer is not valid zstd: {e}")))?;
-        let wire: WireFooter = rmp_serde::from_slice(&packed)
-            .map_err(|e| Error::corrupt(format!("the footer does not decode: {e}")))?;
+        let wire = read_wire(&packed)?;
         let mut datasets = IndexMap::with_capacity(wire.datasets.len());
         for (ordinal, (name, schema)) in wire.datasets.into_iter().enumerate() {
             if let Some(first) = datasets.get_index_of(&name) {
@@ -114,7 +118,8 @@ impl CollectionFooter {
         Ok(footer)
     }
 
-    /// Encodes to msgpack and compresses with `compress` (the writer's zstd).
+    /// Encodes to msgpack (the writer compresses it).
+    #[cfg(any(feature = "writer", test))]
     pub fn to_msgpack(&self) -> Result<Vec<u8>> {
         let wire = WireFooter {
             version: self.version,
@@ -234,6 +239,113 @@ impl CollectionFooter {
     }
 }
 
+/// The decoded wire fields, before validation.
+struct Wire {
+    version: u32,
+    codec: Codec,
+    created_unix_ms: i64,
+    string_pool: Vec<String>,
+    dtype_pool: Vec<DType>,
+    schema_pool: Vec<InternedSchema>,
+    variables: Vec<VariableEntry>,
+    datasets: Vec<(String, u32)>,
+}
+
+fn read_wire(bytes: &[u8]) -> Result<Wire> {
+    let r = &mut Reader::new(bytes);
+    r.array_of(8)?;
+    let wire = Wire {
+        version: r.u32()?,
+        codec: match r.str()? {
+            "Zstd" => Codec::Zstd,
+            "Lz4" => Codec::Lz4,
+            "Uncompressed" => Codec::Uncompressed,
+            other => return Err(r.error(&format!("unknown codec '{other}'"))),
+        },
+        created_unix_ms: r.i64()?,
+        string_pool: r.vec(|r| r.str().map(str::to_string))?,
+        dtype_pool: r.vec(|r| read_dtype(r, 0))?,
+        schema_pool: r.vec(|r| {
+            r.array_of(3)?;
+            Ok(InternedSchema {
+                arrays: r.vec(Reader::pair)?,
+                attrs: r.vec(Reader::pair)?,
+                array_attrs: r.vec(|r| {
+                    r.array_of(2)?;
+                    Ok((r.u32()?, r.vec(Reader::pair)?))
+                })?,
+            })
+        })?,
+        variables: r.vec(|r| {
+            r.array_of(3)?;
+            Ok(VariableEntry {
+                name: r.u32()?,
+                seg_offset: r.u64()?,
+                seg_len: r.u64()?,
+            })
+        })?,
+        datasets: r.vec(|r| {
+            r.array_of(2)?;
+            Ok((r.str()?.to_string(), r.u32()?))
+        })?,
+    };
+    if !r.is_done() {
+        return Err(r.error("bytes after the footer"));
+    }
+    Ok(wire)
+}
+
+/// List types nest; a forged footer must not nest them without end.
+const MAX_DTYPE_DEPTH: u32 = 16;
+
+/// A unit variant is its snake_case name; a struct variant is a one-entry
+/// map from its name to its fields.
+fn read_dtype(r: &mut Reader, depth: u32) -> Result<DType> {
+    if depth > MAX_DTYPE_DEPTH {
+        return Err(r.error("list types nested too deep"));
+    }
+    if matches!(r.peek(), Some(0x80..=0x8f | 0xde | 0xdf)) {
+        if r.map_len()? != 1 {
+            return Err(r.error("a dtype map with other than one entry"));
+        }
+        return match r.str()? {
+            "fixed_size_list" => {
+                r.array_of(2)?;
+                let child = Box::new(read_dtype(r, depth + 1)?);
+                Ok(DType::FixedSizeList {
+                    child,
+                    size: r.u32()?,
+                })
+            }
+            "list" => {
+                r.array_of(1)?;
+                Ok(DType::List {
+                    child: Box::new(read_dtype(r, depth + 1)?),
+                })
+            }
+            other => Err(r.error(&format!("unknown dtype '{other}'"))),
+        };
+    }
+    let name = r.str()?;
+    Ok(match name {
+        "bool" => DType::Bool,
+        "int8" => DType::Int8,
+        "int16" => DType::Int16,
+        "int32" => DType::Int32,
+        "int64" => DType::Int64,
+        "u_int8" => DType::UInt8,
+        "u_int16" => DType::UInt16,
+        "u_int32" => DType::UInt32,
+        "u_int64" => DType::UInt64,
+        "float32" => DType::Float32,
+        "float64" => DType::Float64,
+        "string" => DType::String,
+        "binary" => DType::Binary,
+        "timestamp_nanoseconds" => DType::TimestampNs,
+        other => return Err(r.error(&format!("unknown dtype '{other}'"))),
+    })
+}
+
 /// A decompressed footer larger than this is refused: a million datasets
 /// take well under 100 MiB, and the bound keeps a forged frame from
 /// claiming the whole address space.
@@ -259,5 +371,65 @@ mod tests {
         let zst = crate::format::codec::tests::zstd_frame_of(&packed);
         let err = CollectionFooter::decode(&zst, 1000).unwrap_err();
         assert!(err.to_string().contains("appears twice"), "{err}");
+    }
+
+    #[test]
+    fn the_reader_decodes_what_serde_encodes() {
+        let list = |child| DType::List {
+            child: Box::new(child),
+        };
+        let footer = CollectionFooter {
+            version: 8,
+            codec: Codec::Lz4,
+            created_unix_ms: -5,
+            string_pool: vec!["t".into(), "units".into()],
+            dtype_pool: vec![
+                DType::Bool,
+                DType::Int8,
+                DType::Int16,
+                DType::Int32,
+                DType::Int64,
+                DType::UInt8,
+                DType::UInt16,
+                DType::UInt32,
+                DType::UInt64,
+                DType::Float32,
+                DType::Float64,
+                DType::String,
+                DType::Binary,
+                DType::TimestampNs,
+                list(DType::Float64),
+                DType::FixedSizeList {
+                    child: Box::new(list(DType::UInt8)),
+                    size: 3,
+                },
+            ],
+            schema_pool: vec![InternedSchema {
+                arrays: vec![(0, 9)],
+                attrs: vec![(1, 11)],
+                array_attrs: vec![(0, vec![(1, 14)])],
+            }],
+            variables: vec![VariableEntry {
+                name: 0,
+                seg_offset: 8,
+                seg_len: u32::MAX as u64 + 7,
+            }],
+            datasets: [("a".to_string(), 0), ("b".to_string(), 0)]
+                .into_iter()
+                .collect(),
+        };
+        let wire = read_wire(&footer.to_msgpack().unwrap()).unwrap();
+        assert_eq!(wire.dtype_pool, footer.dtype_pool);
+        assert_eq!(wire.schema_pool, footer.schema_pool);
+        assert_eq!(wire.variables, footer.variables);
+        assert_eq!(
+            (wire.version, wire.codec, wire.created_unix_ms),
+            (8, Codec::Lz4, -5)
+        );
+        assert_eq!(wire.string_pool, footer.string_pool);
+        assert_eq!(
+            wire.datasets,
+            vec![("a".to_string(), 0), ("b".to_string(), 0)]
+        );
     }
 }

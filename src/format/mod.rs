@@ -12,5 +12,6 @@ pub mod container;
 pub mod dtype;
 pub mod footer;
 pub mod mask;
+mod msgpack;
 pub mod segment;
 pub mod value;
