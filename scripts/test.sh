@@ -17,7 +17,8 @@ cargo build --lib --target wasm32-unknown-unknown
 echo "== native tests (core, interop with atlas-rust and atlas-python, writer, CLI)"
 cargo test --workspace --all-features
 
-if [ -x js/scripts/test.sh ]; then
-  echo "== wasm and npm package tests"
-  bash js/scripts/test.sh
-fi
+echo "== wasm and npm package tests (Node, workerd, headless Chromium, wasm-bindgen)"
+bash js/scripts/test.sh
+
+echo "== dashboard end-to-end tests in headless Chromium"
+ATLAS_SKIP_JS_BUILD=1 bash www/scripts/test.sh
