@@ -60,9 +60,9 @@ pub struct VariableEntry {
     pub seg_len: u64,
 }
 
-/// The encoded form; serde's positional msgpack of this struct is the footer.
-#[cfg(any(feature = "writer", test))]
-#[derive(serde::Serialize)]
+/// The footer as it travels: serde's positional msgpack of this struct (the
+/// writer's encoding) is what `read_wire` decodes.
+#[cfg_attr(any(feature = "writer", test), derive(serde::Serialize))]
 struct WireFooter {
     version: u32,
     codec: Codec,
@@ -239,22 +239,10 @@ impl CollectionFooter {
     }
 }
 
-/// The decoded wire fields, before validation.
-struct Wire {
-    version: u32,
-    codec: Codec,
-    created_unix_ms: i64,
-    string_pool: Vec<String>,
-    dtype_pool: Vec<DType>,
-    schema_pool: Vec<InternedSchema>,
-    variables: Vec<VariableEntry>,
-    datasets: Vec<(String, u32)>,
-}
-
-fn read_wire(bytes: &[u8]) -> Result<Wire> {
+fn read_wire(bytes: &[u8]) -> Result<WireFooter> {
     let r = &mut Reader::new(bytes);
     r.array_of(8)?;
-    let wire = Wire {
+    let wire = WireFooter {
         version: r.u32()?,
         codec: match r.str()? {
             "Zstd" => Codec::Zstd,
