@@ -55,12 +55,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         for name in atlas.list_datasets().into_iter().take(limit) {
             let ds = atlas.dataset(&name)?;
-            let attrs: Vec<String> =
-                ds.attributes().await?.iter().map(|(k, v)| format!("{k}={}", attr(v))).collect();
+            let attrs: Vec<String> = ds
+                .attributes()
+                .await?
+                .iter()
+                .map(|(k, v)| format!("{k}={}", attr(v)))
+                .collect();
             println!("{name}  {}", attrs.join(" "));
             for array in ds.list_arrays() {
                 let layout = ds.array_layout(&array).await?;
-                let dtype = ds.array_meta(&array).map(|m| m.dtype().name()).unwrap_or_default();
+                let dtype = ds
+                    .array_meta(&array)
+                    .map(|m| m.dtype().name())
+                    .unwrap_or_default();
                 println!(
                     "    {array:<20} {dtype:<12} {:?} dims {:?} chunks {:?}",
                     layout.shape, layout.dimension_names, layout.chunk_shape

@@ -17,9 +17,9 @@ if need rust python wasm browser; then
 fi
 
 if need python; then
-  log "atlas-python 0.17.2 and NetCDF tools (reference implementation for interop tests)"
-  python3 -c 'import atlas, xarray, netCDF4' 2>/dev/null && pip show atlas-python 2>/dev/null | grep -q '^Version: 0.17.2$' ||
-    python3 -m pip install --quiet --disable-pip-version-check 'atlas-python==0.17.2' xarray netCDF4 h5netcdf numpy
+  log "atlas-python 0.17.2, NetCDF tools and moto (reference implementation and S3 server for tests)"
+  python3 -c 'import atlas, xarray, netCDF4, moto.server, flask' 2>/dev/null && pip show atlas-python 2>/dev/null | grep -q '^Version: 0.17.2$' ||
+    python3 -m pip install --quiet --disable-pip-version-check 'atlas-python==0.17.2' xarray netCDF4 h5netcdf numpy 'moto[server]' 
 fi
 
 if need wasm browser; then

@@ -721,3 +721,33 @@ fn a_new_collection_replaces_the_old_and_its_mask() {
         "the old mask does not hide the new datasets"
     );
 }
+
+#[test]
+fn datasets_written_from_several_threads_land_in_add_order() {
+    let dir = scratch("threads");
+    let w = AtlasWriter::create(&dir, config(Codec::Lz4, 4096)).unwrap();
+    let opened: Vec<DatasetWriter> = (0..8)
+        .map(|i| w.add_dataset(&format!("t{i}")).unwrap())
+        .collect();
+    std::thread::scope(|scope| {
+        for (i, mut ds) in opened.into_iter().enumerate() {
+            scope.spawn(move || {
+                let values: Vec<i32> = (0..1000).map(|k| k * 8 + i as i32).collect();
+                put(&mut ds, "v", &[1000], Some(&[64]), &values);
+                ds.set_attribute("thread", Attr::Int64(i as i64));
+                ds.finish().unwrap();
+            });
+        }
+    });
+    w.finish().unwrap();
+    let doc = read_both(&dir);
+    for i in 0..8i32 {
+        let ds = dataset(&doc, &format!("t{i}"));
+        assert_eq!(ds["ordinal"], i);
+        let values: Vec<i32> = (0..1000).map(|k| k * 8 + i).collect();
+        assert_eq!(
+            array(&doc, &format!("t{i}"), "v")["values"],
+            serde_json::json!(values)
+        );
+    }
+}

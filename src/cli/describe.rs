@@ -17,7 +17,9 @@ pub fn dtype_name(dtype: &DType) -> String {
     match dtype {
         DType::TimestampNs => "timestamp_nanoseconds".into(),
         DType::List { child } => format!("list<{}>", dtype_name(child)),
-        DType::FixedSizeList { child, size } => format!("fixed_size_list<{}, {size}>", dtype_name(child)),
+        DType::FixedSizeList { child, size } => {
+            format!("fixed_size_list<{}, {size}>", dtype_name(child))
+        }
         other => other.name(),
     }
 }
@@ -56,7 +58,10 @@ pub fn attr(value: &Attr) -> Py {
 
 /// `_decode_attr_value`: a `json:` string becomes the value it encodes.
 fn decode_json_attr(s: &str) -> Py {
-    match s.strip_prefix(JSON_PREFIX).and_then(|rest| serde_json::from_str::<serde_json::Value>(rest).ok()) {
+    match s
+        .strip_prefix(JSON_PREFIX)
+        .and_then(|rest| serde_json::from_str::<serde_json::Value>(rest).ok())
+    {
         Some(value) => from_json(&value),
         None => Py::str(s),
     }
@@ -117,13 +122,20 @@ fn ints(values: &[u64]) -> Py {
 
 /// `describe_dataset`: everything recorded about one dataset.
 pub async fn dataset(atlas: &Atlas, wanted: &str) -> Result<Py, CliError> {
-    let view = atlas
-        .dataset(wanted)
-        .map_err(|_| CliError::new(format!("no dataset '{wanted}' in the collection (it may have been removed)")))?;
+    let view = atlas.dataset(wanted).map_err(|_| {
+        CliError::new(format!(
+            "no dataset '{wanted}' in the collection (it may have been removed)"
+        ))
+    })?;
     let globals = view.attributes().await?;
     let coords: Vec<String> = match globals.get(COORDS_ATTR) {
         Some(Attr::String(s)) => serde_json::from_str::<Vec<serde_json::Value>>(s)
-            .map(|names| names.iter().map(|n| n.as_str().map_or_else(|| n.to_string(), str::to_string)).collect())
+            .map(|names| {
+                names
+                    .iter()
+                    .map(|n| n.as_str().map_or_else(|| n.to_string(), str::to_string))
+                    .collect()
+            })
             .unwrap_or_default(),
         _ => Vec::new(),
     };
@@ -136,17 +148,32 @@ pub async fn dataset(atlas: &Atlas, wanted: &str) -> Result<Py, CliError> {
                 dimensions.push((dim.clone(), Py::int(size)));
             }
         }
-        let dtype = view.array_meta(&name).map(|m| dtype_name(m.dtype())).unwrap_or_default();
+        let dtype = view
+            .array_meta(&name)
+            .map(|m| dtype_name(m.dtype()))
+            .unwrap_or_default();
         let attributes = view.array_attributes(&name).await?;
         arrays.push(Py::dict([
             ("name", Py::str(name.as_str())),
             ("dtype", Py::str(dtype)),
             ("shape", ints(&layout.shape)),
             ("chunk_shape", ints(&layout.chunk_shape)),
-            ("dimensions", Py::List(layout.dimension_names.iter().map(|d| Py::str(d.as_str())).collect())),
+            (
+                "dimensions",
+                Py::List(
+                    layout
+                        .dimension_names
+                        .iter()
+                        .map(|d| Py::str(d.as_str()))
+                        .collect(),
+                ),
+            ),
             ("fill_value", fill(layout.fill_value.as_ref())),
             ("is_coordinate", Py::Bool(coords.contains(&name))),
-            ("attributes", Py::dict(attributes.iter().map(|(k, v)| (k.clone(), attr(v))))),
+            (
+                "attributes",
+                Py::dict(attributes.iter().map(|(k, v)| (k.clone(), attr(v)))),
+            ),
             ("stats", stats(view.array_stats(&name).await?.as_ref())),
         ]));
     }
@@ -156,18 +183,29 @@ pub async fn dataset(atlas: &Atlas, wanted: &str) -> Result<Py, CliError> {
         ("name", Py::str(view.name())),
         ("ordinal", Py::int(view.ordinal())),
         ("dimensions", Py::Dict(dimensions)),
-        ("coordinates", Py::List(sorted.into_iter().map(Py::Str).collect())),
+        (
+            "coordinates",
+            Py::List(sorted.into_iter().map(Py::Str).collect()),
+        ),
         ("arrays", Py::List(arrays)),
         (
             "attributes",
-            Py::dict(globals.iter().filter(|(k, _)| k.as_str() != COORDS_ATTR).map(|(k, v)| (k.clone(), attr(v)))),
+            Py::dict(
+                globals
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != COORDS_ATTR)
+                    .map(|(k, v)| (k.clone(), attr(v))),
+            ),
         ),
     ]))
 }
 
 fn get<'a>(dict: &'a Py, key: &str) -> &'a Py {
     match dict {
-        Py::Dict(items) => items.iter().find(|(k, _)| k == key).map_or(&Py::None, |(_, v)| v),
+        Py::Dict(items) => items
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(&Py::None, |(_, v)| v),
         _ => &Py::None,
     }
 }
@@ -195,7 +233,14 @@ fn plain(value: &Py) -> String {
 
 /// Python's `str(list_of_ints)`.
 fn list_repr(value: &Py) -> String {
-    format!("[{}]", list(value).iter().map(Py::text).collect::<Vec<_>>().join(", "))
+    format!(
+        "[{}]",
+        list(value)
+            .iter()
+            .map(Py::text)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
 }
 
 /// `_format_stats`.
@@ -231,13 +276,27 @@ pub fn render_dataset(d: &Py) -> String {
         for a in arrays {
             let name = plain(get(a, "name"));
             let dims: Vec<String> = list(get(a, "dimensions")).iter().map(plain).collect();
-            let marker = if get(a, "is_coordinate") == &Py::Bool(true) { "  // coordinate" } else { "" };
-            out.push_str(&format!("\t{} {name}({}) ;{marker}\n", plain(get(a, "dtype")), dims.join(", ")));
+            let marker = if get(a, "is_coordinate") == &Py::Bool(true) {
+                "  // coordinate"
+            } else {
+                ""
+            };
+            out.push_str(&format!(
+                "\t{} {name}({}) ;{marker}\n",
+                plain(get(a, "dtype")),
+                dims.join(", ")
+            ));
             if get(a, "chunk_shape") != get(a, "shape") {
-                out.push_str(&format!("\t\t{name}:_ChunkShape = {} ;\n", list_repr(get(a, "chunk_shape"))));
+                out.push_str(&format!(
+                    "\t\t{name}:_ChunkShape = {} ;\n",
+                    list_repr(get(a, "chunk_shape"))
+                ));
             }
             if !matches!(get(a, "fill_value"), Py::None) {
-                out.push_str(&format!("\t\t{name}:_FillValue = {} ;\n", get(a, "fill_value").text()));
+                out.push_str(&format!(
+                    "\t\t{name}:_FillValue = {} ;\n",
+                    get(a, "fill_value").text()
+                ));
             }
             for (key, value) in entries(get(a, "attributes")) {
                 out.push_str(&format!("\t\t{name}:{key} = {} ;\n", value.text()));
@@ -275,7 +334,10 @@ pub async fn info(atlas: &Atlas, source: &str) -> Result<Py, CliError> {
         ("dataset_count", Py::int(atlas.dataset_count() as u64)),
         ("deleted_count", Py::int(atlas.deleted_count() as u64)),
         ("total_datasets", Py::int(atlas.total_datasets() as u64)),
-        ("distinct_arrays", Py::List(arrays.iter().map(|a| Py::str(a.as_str())).collect())),
+        (
+            "distinct_arrays",
+            Py::List(arrays.iter().map(|a| Py::str(a.as_str())).collect()),
+        ),
         ("array_stats", Py::Dict(array_stats)),
         ("interned_schemas", Py::int(atlas.interned_schemas() as u64)),
     ]))
@@ -286,7 +348,11 @@ pub fn human_bytes(n: u64) -> String {
     let mut size = n as f64;
     for unit in ["B", "KiB", "MiB", "GiB", "TiB"] {
         if size < 1024.0 || unit == "TiB" {
-            return if unit == "B" { format!("{size:.0} {unit}") } else { format!("{size:.1} {unit}") };
+            return if unit == "B" {
+                format!("{size:.0} {unit}")
+            } else {
+                format!("{size:.1} {unit}")
+            };
         }
         size /= 1024.0;
     }
@@ -307,13 +373,21 @@ pub fn timestamp(ms: i64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rest / 3600, rest % 3600 / 60, rest % 60)
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
 }
 
 pub fn render_info(s: &Py) -> String {
     let field = |key: &str| get(s, key).text();
     let mut out = format!("collection {}\n", plain(get(s, "source")));
-    out.push_str(&format!("  format version    {}\n", field("format_version")));
+    out.push_str(&format!(
+        "  format version    {}\n",
+        field("format_version")
+    ));
     let created = match get(s, "created_unix_ms") {
         Py::Int(ms) => timestamp(*ms as i64),
         _ => String::new(),
@@ -333,7 +407,10 @@ pub fn render_info(s: &Py) -> String {
             field("total_datasets")
         ));
     }
-    out.push_str(&format!("  interned schemas  {}\n", field("interned_schemas")));
+    out.push_str(&format!(
+        "  interned schemas  {}\n",
+        field("interned_schemas")
+    ));
     let arrays: Vec<String> = list(get(s, "distinct_arrays")).iter().map(plain).collect();
     out.push_str(&format!("  distinct arrays   {}\n", arrays.len()));
     let width = arrays.iter().map(|a| a.chars().count()).max().unwrap_or(0);
@@ -358,6 +435,9 @@ mod tests {
         assert_eq!(timestamp(1_796_033_883_922), "2026-11-30T10:18:03Z");
         assert_eq!(timestamp(0), "1970-01-01T00:00:00Z");
         assert_eq!(dtype_name(&DType::UInt16), "uint16");
-        assert_eq!(decode_json_attr("json:[-5.0, 40]"), Py::List(vec![Py::Float(-5.0), Py::Int(40)]));
+        assert_eq!(
+            decode_json_attr("json:[-5.0, 40]"),
+            Py::List(vec![Py::Float(-5.0), Py::Int(40)])
+        );
     }
 }

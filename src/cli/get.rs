@@ -17,7 +17,13 @@ pub fn npy(array: &NdArray) -> Vec<u8> {
     let shape = match array.shape.as_slice() {
         [] => "()".to_string(),
         [n] => format!("({n},)"),
-        dims => format!("({})", dims.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")),
+        dims => format!(
+            "({})",
+            dims.iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     };
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     // Magic (6) + version (2) + length (2) + header + '\n', padded to 64.
@@ -49,7 +55,12 @@ fn npy_body(data: &ArrayData) -> (String, Vec<u8>) {
         ArrayData::Float64(v) => ("<f8".into(), le(v, |x| x.to_le_bytes())),
         ArrayData::TimestampNs(v) => ("<M8[ns]".into(), le(v, |x| x.to_le_bytes())),
         ArrayData::String(v) => {
-            let width = v.iter().map(|s| s.chars().count()).max().unwrap_or(0).max(1);
+            let width = v
+                .iter()
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+                .max(1);
             let mut body = Vec::with_capacity(width * 4 * v.len());
             for s in v {
                 let n = s.chars().count();
@@ -73,7 +84,10 @@ fn npy_body(data: &ArrayData) -> (String, Vec<u8>) {
 pub fn raw(data: &ArrayData) -> Vec<u8> {
     match data {
         ArrayData::String(v) => v.iter().flat_map(|s| s.bytes().chain([0])).collect(),
-        ArrayData::Binary(v) => v.iter().flat_map(|b| b.iter().copied().chain([0])).collect(),
+        ArrayData::Binary(v) => v
+            .iter()
+            .flat_map(|b| b.iter().copied().chain([0]))
+            .collect(),
         other => npy_body(other).1,
     }
 }
@@ -112,13 +126,23 @@ mod tests {
 
     #[test]
     fn npy_headers_align_to_64_bytes() {
-        let a = NdArray { dtype: DType::Float32, shape: vec![2, 3], data: ArrayData::Float32(vec![0.0; 6]) };
+        let a = NdArray {
+            dtype: DType::Float32,
+            shape: vec![2, 3],
+            data: ArrayData::Float32(vec![0.0; 6]),
+        };
         let bytes = npy(&a);
         let header_len = u16::from_le_bytes([bytes[8], bytes[9]]) as usize;
         assert_eq!((10 + header_len) % 64, 0);
-        assert!(std::str::from_utf8(&bytes[10..10 + header_len]).unwrap().contains("'shape': (2, 3)"));
+        assert!(std::str::from_utf8(&bytes[10..10 + header_len])
+            .unwrap()
+            .contains("'shape': (2, 3)"));
         assert_eq!(bytes.len(), 10 + header_len + 24);
-        let s = NdArray { dtype: DType::String, shape: vec![2], data: ArrayData::String(vec!["é".into(), "ab".into()]) };
+        let s = NdArray {
+            dtype: DType::String,
+            shape: vec![2],
+            data: ArrayData::String(vec!["é".into(), "ab".into()]),
+        };
         assert!(String::from_utf8_lossy(&npy(&s)).contains("<U2"));
         assert_eq!(raw(&s.data), b"\xc3\xa9\0ab\0");
     }

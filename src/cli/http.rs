@@ -9,6 +9,14 @@ use std::sync::Mutex;
 use atlas_wasm::source::{ByteSource, SourceFuture, Tail};
 use atlas_wasm::{Error, Result};
 
+/// Status, `Content-Range`, `ETag` and body of one answer.
+struct Answer {
+    status: u16,
+    content_range: Option<String>,
+    etag: Option<String>,
+    body: Vec<u8>,
+}
+
 pub struct HttpSource {
     url: String,
     agent: ureq::Agent,
@@ -25,10 +33,14 @@ impl HttpSource {
             .timeout_global(Some(std::time::Duration::from_secs(120)))
             .build()
             .into();
-        Self { url, agent, seen: Mutex::new((None, None)) }
+        Self {
+            url,
+            agent,
+            seen: Mutex::new((None, None)),
+        }
     }
 
-    fn get(&self, range: &str, limit: u64) -> Result<(u16, Option<String>, Option<String>, Vec<u8>)> {
+    fn get(&self, range: &str, limit: u64) -> Result<Answer> {
         let mut response = self
             .agent
             .get(&self.url)
@@ -38,7 +50,13 @@ impl HttpSource {
             .call()
             .map_err(|e| Error::Io(format!("GET {}: {e}", self.url)))?;
         let status = response.status().as_u16();
-        let header = |name: &str| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
         let (content_range, etag) = (header("content-range"), header("etag"));
         if status == 404 {
             return Err(Error::NotFound(self.url.clone()));
@@ -53,19 +71,26 @@ impl HttpSource {
         } else {
             Vec::new()
         };
-        Ok((status, content_range, etag, body))
+        Ok(Answer {
+            status,
+            content_range,
+            etag,
+            body,
+        })
     }
 
     /// Records size and ETag, or reports a change.
     fn check(&self, size: u64, etag: Option<String>) -> Result<()> {
         let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
         match (&*seen, &etag) {
-            ((Some(s), _), _) if *s != size => {
-                Err(Error::ObjectChanged(format!("{} was {s} bytes and is now {size}", self.url)))
-            }
-            ((_, Some(old)), Some(new)) if old != new => {
-                Err(Error::ObjectChanged(format!("{} changed its ETag from {old} to {new}", self.url)))
-            }
+            ((Some(s), _), _) if *s != size => Err(Error::ObjectChanged(format!(
+                "{} was {s} bytes and is now {size}",
+                self.url
+            ))),
+            ((_, Some(old)), Some(new)) if old != new => Err(Error::ObjectChanged(format!(
+                "{} changed its ETag from {old} to {new}",
+                self.url
+            ))),
             _ => {
                 *seen = (Some(size), etag.or(seen.1.take()));
                 Ok(())
@@ -78,7 +103,12 @@ impl HttpSource {
             return Ok(Vec::new());
         }
         let want = range.end - range.start;
-        let (status, content_range, etag, body) = self.get(&format!("bytes={}-{}", range.start, range.end - 1), want)?;
+        let Answer {
+            status,
+            content_range,
+            etag,
+            body,
+        } = self.get(&format!("bytes={}-{}", range.start, range.end - 1), want)?;
         // A 200 is the whole object, not the range: treating it as the range
         // would hand back the wrong bytes.
         if status != 206 {
@@ -108,11 +138,21 @@ impl HttpSource {
         if len == 0 {
             return Err(Error::InvalidArgument("a tail read of 0 bytes".into()));
         }
-        let (status, content_range, etag, body) = self.get(&format!("bytes=-{len}"), len.max(1 << 30))?;
+        let Answer {
+            status,
+            content_range,
+            etag,
+            body,
+        } = self.get(&format!("bytes=-{len}"), len.max(1 << 30))?;
         let object_size = match status {
-            206 => parse_content_range(content_range.as_deref()).and_then(|(_, _, t)| t).ok_or_else(|| {
-                Error::Io(format!("{} sent no total size in Content-Range (needed for a suffix range)", self.url))
-            })?,
+            206 => parse_content_range(content_range.as_deref())
+                .and_then(|(_, _, t)| t)
+                .ok_or_else(|| {
+                    Error::Io(format!(
+                        "{} sent no total size in Content-Range (needed for a suffix range)",
+                        self.url
+                    ))
+                })?,
             // The whole object: what a server that ignores ranges sends.
             200 => body.len() as u64,
             // An empty object cannot satisfy a suffix range.
@@ -121,7 +161,10 @@ impl HttpSource {
         };
         self.check(object_size, etag)?;
         let keep = (len as usize).min(body.len());
-        Ok(Tail { bytes: body[body.len() - keep..].to_vec(), object_size })
+        Ok(Tail {
+            bytes: body[body.len() - keep..].to_vec(),
+            object_size,
+        })
     }
 }
 
@@ -130,7 +173,11 @@ fn parse_content_range(value: Option<&str>) -> Option<(u64, u64, Option<u64>)> {
     let rest = value?.trim().strip_prefix("bytes ")?;
     let (span, total) = rest.split_once('/')?;
     let (start, end) = span.split_once('-')?;
-    let total = if total == "*" { None } else { Some(total.parse().ok()?) };
+    let total = if total == "*" {
+        None
+    } else {
+        Some(total.parse().ok()?)
+    };
     Some((start.parse().ok()?, end.parse().ok()?, total))
 }
 
@@ -156,7 +203,10 @@ mod tests {
 
     #[test]
     fn content_ranges_parse() {
-        assert_eq!(parse_content_range(Some("bytes 0-9/100")), Some((0, 9, Some(100))));
+        assert_eq!(
+            parse_content_range(Some("bytes 0-9/100")),
+            Some((0, 9, Some(100)))
+        );
         assert_eq!(parse_content_range(Some("bytes 5-5/*")), Some((5, 5, None)));
         assert_eq!(parse_content_range(Some("items 0-1/2")), None);
         assert_eq!(parse_content_range(None), None);

@@ -2,6 +2,8 @@
 //! the same output, plus `get` and `rewrite`. Every reading command takes a
 //! local directory or an `http(s)://` URL of one.
 
+#[cfg(feature = "cloud")]
+mod cloud;
 mod describe;
 mod get;
 mod http;
@@ -44,14 +46,18 @@ enum Command {
     /// list the datasets in a collection
     #[command(long_about = "Removed datasets are not listed.")]
     Ls {
+        /// a local directory, or an http(s):// URL of one
         collection: String,
         #[command(flatten)]
         json: Json,
     },
     /// show one dataset in ncdump style
-    #[command(long_about = "Dimensions, and for every array its type, shape, chunking, fill value, attributes, and \
-                            the statistics the write recorded.")]
+    #[command(
+        long_about = "Dimensions, and for every array its type, shape, chunking, fill value, attributes, and \
+                            the statistics the write recorded."
+    )]
     Show {
+        /// a local directory, or an http(s):// URL of one
         collection: String,
         /// dataset name, or the NetCDF file it came from
         name: String,
@@ -59,19 +65,25 @@ enum Command {
         json: Json,
     },
     /// summarise the whole collection
-    #[command(long_about = "Dataset counts, size, codec, and one set of statistics per distinct array, over the \
+    #[command(
+        long_about = "Dataset counts, size, codec, and one set of statistics per distinct array, over the \
                             whole collection. Datasets that declare an array with another dtype than the first \
-                            one stay out of its statistics.")]
+                            one stay out of its statistics."
+    )]
     Info {
+        /// a local directory, or an http(s):// URL of one
         collection: String,
         #[command(flatten)]
         json: Json,
     },
     /// remove datasets from a collection
-    #[command(long_about = "Updates the deletion mask beside the container, in one atomic write. The container \
+    #[command(
+        long_about = "Updates the deletion mask beside the container, in one atomic write. The container \
                             does not change, so this reclaims no space and moves no ordinal (rewrite does). A \
-                            name is a dataset name or a NetCDF path.")]
+                            name is a dataset name or a NetCDF path."
+    )]
     Rm {
+        /// a local directory, or an http(s):// URL of one
         collection: String,
         /// dataset names, or the NetCDF files they came from
         #[arg(required = true)]
@@ -83,12 +95,17 @@ enum Command {
         json: Json,
     },
     /// export a window of one array
-    #[command(long_about = "Writes a window of one array to standard output or a file. npy loads straight into \
+    #[command(
+        long_about = "Writes a window of one array to standard output or a file. npy loads straight into \
                             NumPy; raw is little-endian C order with strings NUL-separated; json lists the \
-                            elements flat in C order.")]
+                            elements flat in C order."
+    )]
     Get {
+        /// a local directory, or an http(s):// URL of one
         collection: String,
+        /// dataset name
         dataset: String,
+        /// array name
         array: String,
         /// first element of the window, e.g. 0,10 (default: the origin)
         #[arg(long, value_delimiter = ',')]
@@ -96,6 +113,7 @@ enum Command {
         /// extent of the window, e.g. 2,5 (default: to the end)
         #[arg(long, value_delimiter = ',')]
         shape: Vec<u64>,
+        /// npy (NumPy), json, or raw little-endian bytes
         #[arg(long, value_enum, default_value = "npy")]
         format: Format,
         /// write here instead of standard output
@@ -103,14 +121,18 @@ enum Command {
         output: Option<PathBuf>,
     },
     /// rewrite a collection: drop removed datasets, repack blocks
-    #[command(long_about = "Copies every live dataset into a new collection, value for value: layouts, fill \
+    #[command(
+        long_about = "Copies every live dataset into a new collection, value for value: layouts, fill \
                             values, attributes and statistics are kept, removed datasets and their bytes are \
                             not. The blocks are packed again with --codec and --block-size: smaller blocks \
                             waste fewer bytes per ranged read in a browser. Nothing at the destination is \
-                            readable until the copy is complete.")]
+                            readable until the copy is complete."
+    )]
     Rewrite {
+        /// the collection to copy: a local directory or an http(s):// URL
         source: String,
-        destination: PathBuf,
+        /// a local directory for the new collection
+        destination: String,
         /// block compression (default: the source's)
         #[arg(long, value_enum)]
         codec: Option<CodecArg>,
@@ -160,7 +182,17 @@ impl From<std::io::Error> for CliError {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    match futures_executor::block_on(run(cli.command)) {
+    // `rm` blocks on the reader itself, so it runs outside the executor.
+    let result = match cli.command {
+        Command::Rm {
+            collection,
+            names,
+            missing_ok,
+            json,
+        } => remove(&collection, &names, missing_ok, json.json),
+        command => futures_executor::block_on(run(command)),
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         // `atlas ls … | head` closes the pipe: not an error.
         Err(e) if e.0.contains("Broken pipe") => ExitCode::SUCCESS,
@@ -192,9 +224,19 @@ async fn run(command: Command) -> Result<(), CliError> {
             let atlas = open(&collection, ReadOptions::default()).await?;
             let names = atlas.list_datasets();
             let value = Py::List(names.iter().map(|n| Py::str(n.as_str())).collect());
-            emit(&value, json.json, |_| if names.is_empty() { String::new() } else { names.join("\n") + "\n" })
+            emit(&value, json.json, |_| {
+                if names.is_empty() {
+                    String::new()
+                } else {
+                    names.join("\n") + "\n"
+                }
+            })
         }
-        Command::Show { collection, name, json } => {
+        Command::Show {
+            collection,
+            name,
+            json,
+        } => {
             let atlas = open(&collection, ReadOptions::default()).await?;
             let detail = describe::dataset(&atlas, &dataset_name(&name)).await?;
             emit(&detail, json.json, describe::render_dataset)
@@ -204,45 +246,33 @@ async fn run(command: Command) -> Result<(), CliError> {
             let summary = describe::info(&atlas, &collection).await?;
             emit(&summary, json.json, describe::render_info)
         }
-        Command::Rm { collection, names, missing_ok, json } => {
-            let dir = local(&collection, "rm")?;
-            let wanted: Vec<String> = names.iter().map(|n| dataset_name(n)).collect();
-            let done = delete_datasets(&dir, &wanted, true)?;
-            if !done.missing.is_empty() && !missing_ok {
-                let mut missing = done.missing.clone();
-                missing.sort();
-                // Nothing was hidden yet: the check ran on the same open.
-                return Err(CliError::new(format!(
-                    "not in the collection (or already removed): {}",
-                    missing.join(", ")
-                )));
-            }
-            let value = Py::dict([
-                ("removed", Py::List(done.removed.iter().map(|n| Py::str(n.as_str())).collect())),
-                ("missing", Py::List(done.missing.iter().map(|n| Py::str(n.as_str())).collect())),
-                ("remaining", Py::int(done.remaining as u64)),
-            ]);
-            emit(&value, json.json, |_| {
-                let mut out = String::new();
-                if !done.removed.is_empty() {
-                    out.push_str(&format!("removed {}: {}\n", done.removed.len(), done.removed.join(", ")));
-                }
-                for name in &done.missing {
-                    eprintln!("  not present: {name}");
-                }
-                out.push_str(&format!("{} dataset(s) remain\n", done.remaining));
-                out
-            })
-        }
-        Command::Get { collection, dataset, array, start, shape, format, output } => {
+        Command::Rm { .. } => unreachable!("main runs rm"),
+        Command::Get {
+            collection,
+            dataset,
+            array,
+            start,
+            shape,
+            format,
+            output,
+        } => {
             let atlas = open(&collection, ReadOptions::default()).await?;
-            let view = atlas
-                .dataset(&dataset)
-                .map_err(|_| CliError::new(format!("no dataset '{dataset}' in the collection (it may have been removed)")))?;
+            let view = atlas.dataset(&dataset).map_err(|_| {
+                CliError::new(format!(
+                    "no dataset '{dataset}' in the collection (it may have been removed)"
+                ))
+            })?;
             let full = view.array_layout(&array).await?.shape;
-            let start = if start.is_empty() { vec![0; full.len()] } else { start };
+            let start = if start.is_empty() {
+                vec![0; full.len()]
+            } else {
+                start
+            };
             let shape = if shape.is_empty() {
-                full.iter().zip(&start).map(|(&f, &s)| f.saturating_sub(s)).collect()
+                full.iter()
+                    .zip(&start)
+                    .map(|(&f, &s)| f.saturating_sub(s))
+                    .collect()
             } else {
                 shape
             };
@@ -250,10 +280,13 @@ async fn run(command: Command) -> Result<(), CliError> {
             let bytes = match format {
                 Format::Npy => get::npy(&window),
                 Format::Raw => get::raw(&window.data),
-                Format::Json => (get::json(&window, &dataset, &array, &start).json() + "\n").into_bytes(),
+                Format::Json => {
+                    (get::json(&window, &dataset, &array, &start).json() + "\n").into_bytes()
+                }
             };
             match output {
-                Some(path) => std::fs::write(&path, bytes).map_err(|e| CliError::new(format!("{}: {e}", path.display()))),
+                Some(path) => std::fs::write(&path, bytes)
+                    .map_err(|e| CliError::new(format!("{}: {e}", path.display()))),
                 None => {
                     let mut out = std::io::stdout().lock();
                     out.write_all(&bytes)?;
@@ -261,9 +294,18 @@ async fn run(command: Command) -> Result<(), CliError> {
                 }
             }
         }
-        Command::Rewrite { source, destination, codec, block_size, json } => {
+        Command::Rewrite {
+            source,
+            destination,
+            codec,
+            block_size,
+            json,
+        } => {
             // A small cache: a rewrite reads each block about once.
-            let options = ReadOptions { cache_bytes: 32 << 20, ..ReadOptions::default() };
+            let options = ReadOptions {
+                cache_bytes: 32 << 20,
+                ..ReadOptions::default()
+            };
             let atlas = open(&source, options).await?;
             let codec = match codec {
                 Some(CodecArg::Zstd) => Codec::Zstd,
@@ -271,13 +313,34 @@ async fn run(command: Command) -> Result<(), CliError> {
                 Some(CodecArg::None) => Codec::Uncompressed,
                 None => atlas.codec(),
             };
-            let config = WriterConfig { codec, block_target_size: block_size };
+            let config = WriterConfig {
+                codec,
+                block_target_size: block_size,
+            };
             let bar = progress(atlas.dataset_count() as u64);
-            let summary = rewrite(&atlas, &destination, config, |done, _| bar.set_position(done as u64)).await?;
+            if is_url(&destination) {
+                local(&destination, "rewrite")?;
+            }
+            // A bucket gets the finished container in one upload.
+            let staging = is_bucket(&destination).then(|| {
+                std::env::temp_dir().join(format!("atlas-rewrite-{}", std::process::id()))
+            });
+            let target = staging
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(&destination));
+            let summary = rewrite(&atlas, &target, config, |done, _| {
+                bar.set_position(done as u64)
+            })
+            .await?;
             bar.finish_and_clear();
+            if let Some(staging) = staging {
+                let uploaded = upload(&destination, &staging);
+                let _ = std::fs::remove_dir_all(&staging);
+                uploaded?;
+            }
             let value = Py::dict([
                 ("source", Py::str(source.as_str())),
-                ("destination", Py::str(destination.display().to_string())),
+                ("destination", Py::str(destination.as_str())),
                 ("datasets", Py::int(summary.datasets as u64)),
                 ("dropped", Py::int(summary.dropped as u64)),
                 ("chunks", Py::int(summary.chunks)),
@@ -290,7 +353,7 @@ async fn run(command: Command) -> Result<(), CliError> {
                 format!(
                     "{} dataset(s) written to {} ({} removed dataset(s) dropped), {} -> {}\n",
                     summary.datasets,
-                    destination.display(),
+                    destination,
                     summary.dropped,
                     describe::human_bytes(atlas.container_bytes()),
                     describe::human_bytes(summary.container_bytes)
@@ -300,16 +363,166 @@ async fn run(command: Command) -> Result<(), CliError> {
     }
 }
 
+fn remove(
+    collection: &str,
+    names: &[String],
+    missing_ok: bool,
+    json: bool,
+) -> Result<(), CliError> {
+    let wanted: Vec<String> = names.iter().map(|n| dataset_name(n)).collect();
+    let done = if is_bucket(collection) {
+        bucket_delete(collection, &wanted, missing_ok)
+    } else {
+        delete_datasets(local(collection, "rm")?, &wanted, missing_ok)
+    };
+    let done = match done {
+        Err(Error::DatasetNotFound(names)) => {
+            // Nothing was written; say which names, sorted, as atlas-python does.
+            let mut missing: Vec<&str> = names.split(", ").collect();
+            missing.sort();
+            return Err(CliError::new(format!(
+                "not in the collection (or already removed): {}",
+                missing.join(", ")
+            )));
+        }
+        other => other?,
+    };
+    let value = Py::dict([
+        (
+            "removed",
+            Py::List(done.removed.iter().map(|n| Py::str(n.as_str())).collect()),
+        ),
+        (
+            "missing",
+            Py::List(done.missing.iter().map(|n| Py::str(n.as_str())).collect()),
+        ),
+        ("remaining", Py::int(done.remaining as u64)),
+    ]);
+    emit(&value, json, |_| {
+        let mut out = String::new();
+        if !done.removed.is_empty() {
+            out.push_str(&format!(
+                "removed {}: {}\n",
+                done.removed.len(),
+                done.removed.join(", ")
+            ));
+        }
+        for name in &done.missing {
+            eprintln!("  not present: {name}");
+        }
+        out.push_str(&format!("{} dataset(s) remain\n", done.remaining));
+        out
+    })
+}
+
+/// `rm` on a bucket: the same rule as [`delete_datasets`], and one PUT of
+/// the whole mask (atomic in every object store).
+#[cfg(feature = "cloud")]
+fn bucket_delete(
+    location: &str,
+    wanted: &[String],
+    missing_ok: bool,
+) -> atlas_wasm::Result<atlas_wasm::write::Deletion> {
+    let bucket = cloud::Bucket::open(location)?;
+    let atlas = futures_executor::block_on(Atlas::open(
+        bucket.source(DATA_FILE),
+        Some(bucket.source(MASK_FILE)),
+    ))?;
+    let live: std::collections::HashSet<String> = atlas.list_datasets().into_iter().collect();
+    let all = &atlas.footer().datasets;
+    let mut ordinals: std::collections::BTreeSet<u32> = (0..all.len() as u32)
+        .filter(|&i| !live.contains(all.get_index(i as usize).map_or("", |(n, _)| n.as_str())))
+        .collect();
+    let (mut removed, mut missing) = (Vec::new(), Vec::new());
+    let mut seen = std::collections::HashSet::new();
+    for name in wanted.iter().filter(|n| seen.insert(n.as_str())) {
+        match all.get_index_of(name.as_str()) {
+            Some(i) if live.contains(name) => {
+                ordinals.insert(i as u32);
+                removed.push(name.clone());
+            }
+            _ => missing.push(name.clone()),
+        }
+    }
+    if !missing.is_empty() && !missing_ok {
+        return Err(Error::DatasetNotFound(missing.join(", ")));
+    }
+    if !removed.is_empty() {
+        bucket.put(MASK_FILE, atlas_wasm::format::mask::encode_mask(&ordinals))?;
+    }
+    Ok(atlas_wasm::write::Deletion {
+        removed,
+        missing,
+        remaining: all.len() - ordinals.len(),
+    })
+}
+
+#[cfg(not(feature = "cloud"))]
+fn bucket_delete(
+    location: &str,
+    _: &[String],
+    _: bool,
+) -> atlas_wasm::Result<atlas_wasm::write::Deletion> {
+    Err(Error::InvalidArgument(format!(
+        "{location}: this atlas was built without bucket support (cargo feature `cloud`)"
+    )))
+}
+
+/// Puts a finished local collection at a bucket prefix: the stale mask
+/// goes first, then the container in one upload that appears whole.
+#[cfg(feature = "cloud")]
+fn upload(location: &str, dir: &std::path::Path) -> atlas_wasm::Result<()> {
+    let bucket = cloud::Bucket::open(location)?;
+    bucket.remove(MASK_FILE)?;
+    bucket.upload(DATA_FILE, &dir.join(DATA_FILE))
+}
+
+#[cfg(not(feature = "cloud"))]
+fn upload(location: &str, _: &std::path::Path) -> atlas_wasm::Result<()> {
+    Err(Error::InvalidArgument(format!(
+        "{location}: this atlas was built without bucket support (cargo feature `cloud`)"
+    )))
+}
+
 /// A bar on standard error while a terminal watches, silent otherwise.
 fn progress(total: u64) -> indicatif::ProgressBar {
     if !std::io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(total);
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} datasets  {elapsed} (eta {eta})") {
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} datasets  {elapsed} (eta {eta})",
+    ) {
         bar.set_style(style);
     }
     bar
+}
+
+#[cfg(feature = "cloud")]
+fn is_bucket(location: &str) -> bool {
+    cloud::is_bucket(location)
+}
+
+#[cfg(not(feature = "cloud"))]
+fn is_bucket(location: &str) -> bool {
+    ["s3://", "gs://", "az://"]
+        .iter()
+        .any(|s| location.starts_with(s))
+}
+
+type Sources = (Arc<dyn ByteSource>, Option<Arc<dyn ByteSource>>);
+
+#[cfg(feature = "cloud")]
+fn bucket_sources(location: &str) -> Result<Sources, CliError> {
+    let bucket = cloud::Bucket::open(location)?;
+    Ok((bucket.source(DATA_FILE), Some(bucket.source(MASK_FILE))))
+}
+
+#[cfg(not(feature = "cloud"))]
+fn bucket_sources(location: &str) -> Result<Sources, CliError> {
+    Err(CliError::new(format!(
+        "{location}: this atlas was built without bucket support (cargo feature `cloud`)"
+    )))
 }
 
 fn is_url(location: &str) -> bool {
@@ -318,14 +531,16 @@ fn is_url(location: &str) -> bool {
 
 /// Opens a local directory or an http(s) URL of one.
 async fn open(location: &str, options: ReadOptions) -> Result<Atlas, CliError> {
-    let (data, mask): (Arc<dyn ByteSource>, Option<Arc<dyn ByteSource>>) = if is_url(location) {
+    let (data, mask): Sources = if is_url(location) {
         let base = location.trim_end_matches('/');
         (
             Arc::new(http::HttpSource::new(format!("{base}/{DATA_FILE}"))),
-            Some(Arc::new(http::HttpSource::new(format!("{base}/{MASK_FILE}")))),
+            Some(Arc::new(http::HttpSource::new(format!(
+                "{base}/{MASK_FILE}"
+            )))),
         )
-    } else if ["s3://", "gs://", "az://"].iter().any(|s| location.starts_with(s)) {
-        return Err(CliError::new(format!("{location}: buckets are not supported yet; use an https:// URL")));
+    } else if is_bucket(location) {
+        bucket_sources(location)?
     } else {
         let dir = PathBuf::from(location);
         let data = FileSource::open(dir.join(DATA_FILE))
@@ -342,20 +557,26 @@ async fn open(location: &str, options: ReadOptions) -> Result<Atlas, CliError> {
 
 fn local(location: &str, command: &str) -> Result<PathBuf, CliError> {
     if is_url(location) {
-        return Err(CliError::new(format!("{command} writes, and {location} is read-only over HTTP; use a local path")));
+        return Err(CliError::new(format!(
+            "{command} writes, and {location} is read-only over HTTP; use a local path"
+        )));
     }
     Ok(PathBuf::from(location))
 }
 
 /// atlas-python's `dataset_name`: a NetCDF path names the dataset of its file name.
 fn dataset_name(name: &str) -> String {
-    std::path::Path::new(name).file_name().map_or_else(|| name.to_string(), |f| f.to_string_lossy().into_owned())
+    std::path::Path::new(name)
+        .file_name()
+        .map_or_else(|| name.to_string(), |f| f.to_string_lossy().into_owned())
 }
 
 /// `8MiB`, `512KiB`, `64kB`, `65536`.
 fn parse_size(text: &str) -> Result<usize, String> {
     let t = text.trim();
-    let split = t.find(|c: char| !c.is_ascii_digit() && c != '.').unwrap_or(t.len());
+    let split = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .unwrap_or(t.len());
     let (number, unit) = t.split_at(split);
     let number: f64 = number.parse().map_err(|_| format!("not a size: {text}"))?;
     let scale = match unit.trim().to_ascii_lowercase().as_str() {

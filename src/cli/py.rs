@@ -74,12 +74,17 @@ impl Py {
             Py::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
             Py::Int(v) => out.push_str(&v.to_string()),
             Py::Float(v) if v.is_nan() => out.push_str("NaN"),
-            Py::Float(v) if v.is_infinite() => out.push_str(if *v > 0.0 { "Infinity" } else { "-Infinity" }),
+            Py::Float(v) if v.is_infinite() => {
+                out.push_str(if *v > 0.0 { "Infinity" } else { "-Infinity" })
+            }
             Py::Float(v) => out.push_str(&float_repr(*v)),
             Py::Str(s) => json_str(out, s),
             Py::Bytes(b) => match std::str::from_utf8(b) {
                 Ok(s) => json_str(out, s),
-                Err(_) => json_str(out, &b.iter().map(|x| format!("{x:02x}")).collect::<String>()),
+                Err(_) => json_str(
+                    out,
+                    &b.iter().map(|x| format!("{x:02x}")).collect::<String>(),
+                ),
             },
             Py::List(items) if items.is_empty() => out.push_str("[]"),
             Py::Dict(items) if items.is_empty() => out.push_str("{}"),
@@ -140,7 +145,11 @@ fn json_str(out: &mut String, s: &str) {
 
 /// Python's `repr(bytes)`.
 fn bytes_repr(b: &[u8]) -> String {
-    let quote = if b.contains(&b'\'') && !b.contains(&b'"') { '"' } else { '\'' };
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = format!("b{quote}");
     for &x in b {
         match x {
@@ -188,11 +197,19 @@ pub fn float_repr(v: f64) -> String {
         } else if point as usize >= digits.len() {
             format!("{digits}{}.0", "0".repeat(point as usize - digits.len()))
         } else {
-            format!("{}.{}", &digits[..point as usize], &digits[point as usize..])
+            format!(
+                "{}.{}",
+                &digits[..point as usize],
+                &digits[point as usize..]
+            )
         };
         format!("{sign}{body}")
     } else {
-        let rest = if digits.len() > 1 { format!(".{}", &digits[1..]) } else { String::new() };
+        let rest = if digits.len() > 1 {
+            format!(".{}", &digits[1..])
+        } else {
+            String::new()
+        };
         let esign = if exp < 0 { '-' } else { '+' };
         format!("{sign}{}{rest}e{esign}{:02}", &digits[..1], exp.abs())
     }
@@ -229,7 +246,10 @@ mod tests {
         let v = Py::dict([
             ("s", Py::str("«w» 🌍")),
             ("b", Py::Bytes(vec![0, 0xde])),
-            ("l", Py::List(vec![Py::Float(f64::NAN), Py::Int(u64::MAX as i128)])),
+            (
+                "l",
+                Py::List(vec![Py::Float(f64::NAN), Py::Int(u64::MAX as i128)]),
+            ),
             ("e", Py::List(vec![])),
         ]);
         assert_eq!(
@@ -237,7 +257,13 @@ mod tests {
             "{\n  \"s\": \"\\u00abw\\u00bb \\ud83c\\udf0d\",\n  \"b\": \"00de\",\n  \"l\": [\n    NaN,\n    18446744073709551615\n  ],\n  \"e\": []\n}"
         );
         assert_eq!(Py::Bytes(vec![0, 0xde, b'a']).text(), "b'\\x00\\xdea'");
-        assert_eq!(Py::List(vec![Py::str("a"), Py::Bool(true)]).text(), "\"a\", true");
-        assert_eq!(Py::dict([("a", Py::List(vec![Py::Int(1)]))]).text(), "{\"a\": [1]}");
+        assert_eq!(
+            Py::List(vec![Py::str("a"), Py::Bool(true)]).text(),
+            "\"a\", true"
+        );
+        assert_eq!(
+            Py::dict([("a", Py::List(vec![Py::Int(1)]))]).text(),
+            "{\"a\": [1]}"
+        );
     }
 }

@@ -2,19 +2,24 @@
 //! scratch file as soon as they are compressed.
 //!
 //! Chunks append to the open block in arrival order. Once the open block
-//! reaches the target size it is compressed and appended to the scratch file,
-//! so memory holds one open block per variable whatever the collection's
-//! size. A chunk larger than the target shares the open block with what came
-//! before it and closes it (array-format's rule; it keeps blocks identical).
+//! reaches the target size it is closed: compressed (on the writer's
+//! [`Pool`] when it has room) and appended to the scratch file in closing
+//! order, so memory holds one open block per variable plus a few in flight,
+//! whatever the collection's size. A chunk larger than the target shares the
+//! open block with what came before it and closes it (array-format's rule;
+//! it keeps blocks identical).
 
+use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::codec::decompress_block;
 use crate::format::footer::Codec;
 use crate::format::segment::{BlockId, BlockMeta, ChunkAddress, CodecId};
+use crate::write::pool::{Pending, Pool};
 
 /// Where a chunk's bytes went: block, offset and size in the decompressed block.
 pub(crate) type Placement = ChunkAddress;
@@ -23,28 +28,33 @@ pub(crate) struct BlockPacker {
     codec: Codec,
     target: usize,
     scratch: PathBuf,
+    pool: Arc<Pool>,
     open: Vec<u8>,
-    /// Closed blocks; `file_offset` is relative to the segment start, which
-    /// is also where the block sits in the scratch file.
+    /// Closed blocks already in the scratch file; `file_offset` is relative
+    /// to the segment start, which is also where the block sits in the file.
     closed: Vec<BlockMeta>,
+    /// Closed blocks still being compressed, oldest first.
+    compressing: VecDeque<Pending>,
     spilled: u64,
 }
 
 impl BlockPacker {
-    pub(crate) fn new(codec: Codec, target: usize, scratch: PathBuf) -> Self {
+    pub(crate) fn new(codec: Codec, target: usize, scratch: PathBuf, pool: Arc<Pool>) -> Self {
         Self {
             codec,
             target,
             scratch,
+            pool,
             open: Vec::new(),
             closed: Vec::new(),
+            compressing: VecDeque::new(),
             spilled: 0,
         }
     }
 
     /// Appends a chunk's bytes and returns where they landed.
     pub(crate) fn push(&mut self, bytes: &[u8]) -> Result<Placement> {
-        let id = self.closed.len() as u32;
+        let id = (self.closed.len() + self.compressing.len()) as u32;
         let offset = self.open.len();
         if offset + bytes.len() > u32::MAX as usize {
             return Err(Error::TooLarge(format!(
@@ -64,11 +74,14 @@ impl BlockPacker {
     }
 
     /// The decompressed bytes of a chunk placed earlier.
-    pub(crate) fn fetch(&self, at: &Placement) -> Result<Vec<u8>> {
+    pub(crate) fn fetch(&mut self, at: &Placement) -> Result<Vec<u8>> {
         let (from, to) = (at.offset as usize, at.offset as usize + at.size as usize);
         let id = at.block_id.0 as usize;
-        if id == self.closed.len() {
+        if id == self.closed.len() + self.compressing.len() {
             return Ok(self.open[from..to].to_vec());
+        }
+        while id >= self.closed.len() {
+            self.collect(true)?;
         }
         let block = &self.closed[id];
         let mut compressed = vec![0u8; block.compressed_size as usize];
@@ -85,33 +98,67 @@ impl BlockPacker {
         if self.open.is_empty() {
             return Ok(());
         }
-        let (codec, compressed) = compress(self.codec, &self.open)?;
+        let raw = std::mem::take(&mut self.open);
+        match self.pool.submit(self.codec, raw) {
+            Ok(pending) => self.compressing.push_back(pending),
+            Err(raw) => {
+                // Inline, after the blocks already queued, to keep the order.
+                while !self.compressing.is_empty() {
+                    self.collect(true)?;
+                }
+                let (codec, packed) = compress(self.codec, &raw)?;
+                self.append(codec, &packed, raw.len() as u64)?;
+            }
+        }
+        // Write whatever is ready, so finished blocks do not wait in memory.
+        while self.collect(false)? {}
+        Ok(())
+    }
+
+    /// Writes the oldest compressing block if it is ready (or once it is,
+    /// with `wait`); false when there was nothing to write.
+    fn collect(&mut self, wait: bool) -> Result<bool> {
+        let Some(front) = self.compressing.front() else {
+            return Ok(false);
+        };
+        let Some(answer) = front.take(wait) else {
+            return Ok(false);
+        };
+        self.compressing.pop_front();
+        let (codec, packed, raw) = answer?;
+        self.append(codec, &packed, raw.len() as u64)?;
+        Ok(true)
+    }
+
+    fn append(&mut self, codec: CodecId, packed: &[u8], raw_len: u64) -> Result<()> {
         let mut file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&self.scratch)?;
-        file.write_all(&compressed)?;
+        file.write_all(packed)?;
         self.closed.push(BlockMeta {
             id: BlockId(self.closed.len() as u32),
             file_offset: self.spilled,
-            compressed_size: compressed.len() as u64,
-            uncompressed_size: self.open.len() as u64,
+            compressed_size: packed.len() as u64,
+            uncompressed_size: raw_len,
             codec,
         });
-        self.spilled += compressed.len() as u64;
-        self.open.clear();
+        self.spilled += packed.len() as u64;
         Ok(())
     }
 
-    /// Closes the open block; the scratch file then holds the segment's data
-    /// region, and the returned table describes it.
+    /// Closes the open block and waits for every block; the scratch file
+    /// then holds the segment's data region, and the returned table
+    /// describes it.
     pub(crate) fn finish(mut self) -> Result<(PathBuf, u64, Vec<BlockMeta>)> {
         self.close()?;
-        self.open = Vec::new();
+        while !self.compressing.is_empty() {
+            self.collect(true)?;
+        }
         Ok((self.scratch, self.spilled, self.closed))
     }
 
-    /// Bytes held in memory.
+    /// Bytes held in memory: the open block.
     pub(crate) fn open_bytes(&self) -> usize {
         self.open.capacity()
     }
@@ -161,7 +208,7 @@ mod tests {
     fn blocks_close_at_the_target_and_chunks_read_back() {
         for codec in [Codec::Zstd, Codec::Lz4, Codec::Uncompressed] {
             let path = scratch(codec.name());
-            let mut packer = BlockPacker::new(codec, 8, path.clone());
+            let mut packer = BlockPacker::new(codec, 8, path.clone(), Pool::new(1));
             let a = packer.push(&[1; 5]).unwrap();
             let b = packer.push(&[2; 5]).unwrap(); // closes block 0 at 10 bytes
             let c = packer.push(&[3; 2]).unwrap();

@@ -18,6 +18,7 @@ use crate::format::footer::{
 };
 use crate::format::value::{Attr, FillValue};
 use crate::write::element::{Cells, WriteElement};
+use crate::write::pool::Pool;
 use crate::write::variable::Variable;
 use crate::write::{validate_name, WriterConfig, DATA_FILE, MASK_FILE};
 
@@ -93,6 +94,8 @@ struct State {
     /// the destination, so the final rename is atomic.
     work: PathBuf,
     config: WriterConfig,
+    /// Compresses closed blocks while the caller packs the next ones.
+    pool: Arc<Pool>,
     interner: Interner,
     /// One per array name, created when a dataset first declares it; this
     /// order is the segment order.
@@ -108,8 +111,10 @@ impl State {
     fn variable(&mut self, name: &str) -> &mut Variable {
         if !self.variables.contains_key(name) {
             let scratch = self.work.join(format!("v{}", self.variables.len()));
-            self.variables
-                .insert(name.to_string(), Variable::new(&self.config, scratch));
+            self.variables.insert(
+                name.to_string(),
+                Variable::new(&self.config, scratch, self.pool.clone()),
+            );
         }
         self.variables.get_mut(name).expect("inserted above")
     }
@@ -168,6 +173,7 @@ impl AtlasWriter {
             dir,
             work,
             config,
+            pool: Pool::for_this_machine(),
             interner: Interner::default(),
             variables: IndexMap::new(),
             entries: Vec::new(),

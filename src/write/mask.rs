@@ -55,7 +55,7 @@ pub fn delete_datasets<S: AsRef<str>>(
         }
     }
     if !missing.is_empty() && !missing_ok {
-        return Err(Error::DatasetNotFound(missing.join("', '")));
+        return Err(Error::DatasetNotFound(missing.join(", ")));
     }
     if !removed.is_empty() {
         write_atomically(&dir.join(MASK_FILE), &encode_mask(&ordinals))?;

@@ -14,6 +14,7 @@ mod chunk;
 mod collection;
 mod element;
 mod mask;
+mod pool;
 mod pools;
 mod rewrite;
 mod stats;

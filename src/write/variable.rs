@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use indexmap::IndexMap;
 
@@ -18,6 +19,7 @@ use crate::format::value::{Attr, FillValue};
 use crate::write::blocks::{BlockPacker, Placement};
 use crate::write::chunk::{for_each_run, ChunkBuf};
 use crate::write::element::Cells;
+use crate::write::pool::Pool;
 use crate::write::pools::Pools;
 use crate::write::stats::{self, Partial};
 use crate::write::WriterConfig;
@@ -61,9 +63,9 @@ pub(crate) struct Variable {
 }
 
 impl Variable {
-    pub(crate) fn new(config: &WriterConfig, scratch: PathBuf) -> Self {
+    pub(crate) fn new(config: &WriterConfig, scratch: PathBuf, pool: Arc<Pool>) -> Self {
         Self {
-            blocks: BlockPacker::new(config.codec, config.block_target_size, scratch),
+            blocks: BlockPacker::new(config.codec, config.block_target_size, scratch, pool),
             arrays: IndexMap::new(),
         }
     }
@@ -192,7 +194,8 @@ impl Variable {
             .collect();
         let input: Vec<usize> = shape.iter().map(|&s| s as usize).collect();
         for coord in coords(&grid) {
-            let array = self.array(name)?;
+            // The field alone, so the packer can be borrowed beside it.
+            let array = self.arrays.get(name).expect("checked above");
             let chunk = array.chunk_box(&coord);
             let extent: Vec<u64> = chunk.iter().map(|r| r.end - r.start).collect();
             let overlap: Vec<Range<u64>> = (0..rank)
@@ -346,6 +349,7 @@ mod tests {
                 block_target_size: 16,
             },
             path,
+            Pool::new(0),
         )
     }
 
