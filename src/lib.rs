@@ -17,6 +17,7 @@
 
 pub mod error;
 pub mod format;
+mod nd;
 pub mod read;
 pub mod source;
 #[cfg(target_arch = "wasm32")]

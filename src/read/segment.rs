@@ -204,7 +204,7 @@ impl Segment {
         self: &Arc<Self>,
         inner: &Arc<Inner>,
         group: &[&BlockMeta],
-    ) -> SourceFuture<'static, (Arc<[u8]>, Vec<(usize, usize)>)> {
+    ) -> SourceFuture<'static, GroupBytes> {
         let start = group[0].file_offset;
         let end = group
             .last()
@@ -238,6 +238,9 @@ impl Segment {
 }
 
 type SharedBlock = Shared<SourceFuture<'static, Arc<[u8]>>>;
+
+/// The compressed bytes of a group of adjacent blocks, and each block's slice of them.
+type GroupBytes = (Arc<[u8]>, Vec<(usize, usize)>);
 
 /// The loads under way, keyed like the cache, so that two reads that need one
 /// block share one request.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::segment::{ArrayMeta, ChunkAddress};
-use crate::format::value::FillValue;
+use crate::nd::{fill_element, for_each_run};
 use crate::read::array::{ArrayData, NdArray};
 use crate::read::segment::Segment;
 use crate::read::Shared as Inner;
@@ -81,8 +81,10 @@ impl Plan {
                 let total = count
                     .checked_mul(size as u64)
                     .ok_or_else(|| too_large(window))?;
-                let mut out =
-                    try_alloc_filled(total, &fill_pattern(&meta.dtype, meta.fill_value.as_ref()))?;
+                let mut out = try_alloc_filled(
+                    total,
+                    &fill_element(&meta.dtype, meta.fill_value.as_ref()).unwrap_or_default(),
+                )?;
                 for (coord, address) in chunks {
                     let bytes = chunk_bytes(address);
                     let stored =
@@ -278,13 +280,9 @@ impl Window {
         meta: &ArrayMeta,
         coord: &[u32],
         stored: &[u64],
-        mut copy: impl FnMut(usize, usize, usize),
+        copy: impl FnMut(usize, usize, usize),
     ) {
         let rank = self.shape.len();
-        if rank == 0 {
-            copy(0, 0, 1);
-            return;
-        }
         let origin: Vec<u64> = (0..rank)
             .map(|a| coord[a] as u64 * meta.chunk_shape[a] as u64)
             .collect();
@@ -299,32 +297,20 @@ impl Window {
         if (0..rank).any(|a| lo[a] >= hi[a]) {
             return;
         }
-        let src_strides = strides(stored);
-        let dst_strides = strides(&self.shape);
-        let run = (hi[rank - 1] - lo[rank - 1]) as usize;
-        let mut index = lo.clone();
-        loop {
-            let src: u64 = (0..rank)
-                .map(|a| (index[a] - origin[a]) * src_strides[a])
-                .sum();
-            let dst: u64 = (0..rank)
-                .map(|a| (index[a] - self.start[a]) * dst_strides[a])
-                .sum();
-            copy(src as usize, dst as usize, run);
-            // Advance every axis but the last, odometer-style.
-            let mut axis = rank - 1;
-            loop {
-                if axis == 0 {
-                    return;
-                }
-                axis -= 1;
-                index[axis] += 1;
-                if index[axis] < hi[axis] {
-                    break;
-                }
-                index[axis] = lo[axis];
-            }
-        }
+        let usizes =
+            |f: &dyn Fn(usize) -> u64| (0..rank).map(|a| f(a) as usize).collect::<Vec<_>>();
+        let extent = usizes(&|a| hi[a] - lo[a]);
+        let (src_shape, src_origin) = (usizes(&|a| stored[a]), usizes(&|a| lo[a] - origin[a]));
+        let (dst_shape, dst_origin) = (
+            usizes(&|a| self.shape[a]),
+            usizes(&|a| lo[a] - self.start[a]),
+        );
+        for_each_run(
+            &extent,
+            (&src_shape, &src_origin),
+            (&dst_shape, &dst_origin),
+            copy,
+        );
     }
 }
 
@@ -335,14 +321,6 @@ fn clipped_dims(meta: &ArrayMeta, coord: &[u32]) -> Vec<u64> {
             c.min((meta.shape[a] as u64).saturating_sub(coord[a] as u64 * c))
         })
         .collect()
-}
-
-fn strides(dims: &[u64]) -> Vec<u64> {
-    let mut out = vec![1u64; dims.len()];
-    for a in (0..dims.len().saturating_sub(1)).rev() {
-        out[a] = out[a + 1] * dims[a + 1];
-    }
-    out
 }
 
 /// The items of an offset-table chunk holding exactly `n` items, or `None`
@@ -368,58 +346,6 @@ fn split_offsets(bytes: &[u8], n: u64) -> Option<Vec<&[u8]>> {
         items.push(&values[from..to]);
     }
     Some(items)
-}
-
-/// The bytes of one unwritten element, as array-format derives it from the fill value.
-fn fill_pattern(dtype: &DType, fill: Option<&FillValue>) -> Vec<u8> {
-    use FillValue as F;
-    let int = |f: Option<&FillValue>| -> Option<i128> {
-        match f {
-            Some(F::Int(v)) => Some(*v as i128),
-            Some(F::UInt(v)) => Some(*v as i128),
-            _ => None,
-        }
-    };
-    // Casts below mirror Rust `as` (wrapping for integers, saturating from float),
-    // which is what the reference reader applies to a fill value.
-    macro_rules! integer {
-        ($ty:ty, $allow_bool:expr) => {{
-            let v: $ty = match fill {
-                Some(F::Float(v)) => *v as $ty,
-                Some(F::Bool(v)) if $allow_bool => *v as u8 as $ty,
-                other => int(other).map_or(0, |v| v as $ty),
-            };
-            v.to_le_bytes().to_vec()
-        }};
-    }
-    match dtype {
-        DType::Int8 => integer!(i8, false),
-        DType::Int16 => integer!(i16, false),
-        DType::Int32 => integer!(i32, false),
-        DType::Int64 => integer!(i64, false),
-        DType::UInt8 => integer!(u8, true),
-        DType::UInt16 => integer!(u16, true),
-        DType::UInt32 => integer!(u32, true),
-        DType::UInt64 => integer!(u64, true),
-        DType::Float32 => match fill {
-            Some(F::Float(v)) => (*v as f32).to_le_bytes().to_vec(),
-            Some(F::Int(v)) => (*v as f32).to_le_bytes().to_vec(),
-            Some(F::UInt(v)) => (*v as f32).to_le_bytes().to_vec(),
-            _ => 0f32.to_le_bytes().to_vec(),
-        },
-        DType::Float64 => match fill {
-            Some(F::Float(v)) => v.to_le_bytes().to_vec(),
-            Some(F::Int(v)) => (*v as f64).to_le_bytes().to_vec(),
-            Some(F::UInt(v)) => (*v as f64).to_le_bytes().to_vec(),
-            _ => 0f64.to_le_bytes().to_vec(),
-        },
-        DType::TimestampNs => match fill {
-            Some(F::TimestampNs(v)) | Some(F::Int(v)) => v.to_le_bytes().to_vec(),
-            _ => 0i64.to_le_bytes().to_vec(),
-        },
-        DType::Bool => vec![matches!(fill, Some(F::Bool(true))) as u8],
-        other => vec![0; other.element_size().unwrap_or(0)],
-    }
 }
 
 fn try_alloc_filled(len: u64, pattern: &[u8]) -> Result<Vec<u8>> {

@@ -16,8 +16,9 @@ use crate::format::segment::{
     encode_segment_footer, ArrayMeta, ChunkEntry, SegmentFooter, SEGMENT_VERSION,
 };
 use crate::format::value::{Attr, FillValue};
+use crate::nd::for_each_run;
 use crate::write::blocks::{BlockPacker, Placement};
-use crate::write::chunk::{for_each_run, ChunkBuf};
+use crate::write::chunk::ChunkBuf;
 use crate::write::element::Cells;
 use crate::write::pool::Pool;
 use crate::write::pools::Pools;
