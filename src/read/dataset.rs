@@ -7,7 +7,6 @@ use indexmap::IndexMap;
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::footer::{CollectionFooter, InternedSchema, DATASET_ATTRS_VARIABLE};
-use crate::format::segment::ArrayMeta;
 use crate::format::value::{ArrayStats, Attr, FillValue};
 use crate::read::array::{Element, NdArray, TypedArray};
 use crate::read::atlas::Atlas;
@@ -325,9 +324,7 @@ impl DatasetView {
             .await?
             .ok_or_else(|| self.not_found(variable))?;
         let index = segment
-            .arrays()
-            .iter()
-            .position(|a: &ArrayMeta| a.name == self.name())
+            .index_of(self.name())
             .ok_or_else(|| self.not_found(variable))?;
         Ok((segment, index))
     }

@@ -108,7 +108,12 @@ impl Segment {
 
     /// The array a dataset stores in this segment.
     pub(crate) fn array(&self, dataset: &str) -> Option<&ArrayMeta> {
-        self.by_name.get(dataset).map(|&i| &self.arrays[i])
+        self.index_of(dataset).map(|i| &self.arrays[i])
+    }
+
+    /// Where a dataset's array sits in [`arrays`](Self::arrays): one hash.
+    pub(crate) fn index_of(&self, dataset: &str) -> Option<usize> {
+        self.by_name.get(dataset).copied()
     }
 
     /// Every array, in the order the segment stores them (write order).
