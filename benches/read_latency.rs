@@ -862,14 +862,17 @@ fn analyse(rt: &tokio::runtime::Runtime, net: &Net, layout: &Layout, runs: usize
         ms(&ours_window),
         ms(&theirs_window)
     );
-    for concurrency in [6, 16] {
+    for (concurrency, threads) in [(6, false), (16, false), (6, true), (16, true)] {
         let mut case = Case::new(2, "", Reader::Ours, "", {
             let net = net.clone();
             move |wire| {
+                let decoder: Option<Arc<dyn atlas_wasm::BlockDecoder>> = threads
+                    .then(|| Arc::new(BlockingPoolDecoder) as Arc<dyn atlas_wasm::BlockDecoder>);
                 Box::pin(net.clone().ours_across(
                     wire,
                     ReadOptions {
                         max_concurrency: concurrency,
+                        decoder,
                         ..ReadOptions::default()
                     },
                 ))
@@ -878,9 +881,24 @@ fn analyse(rt: &tokio::runtime::Runtime, net: &Net, layout: &Layout, runs: usize
         measure(rt, std::slice::from_mut(&mut case), runs, net.rtt);
         let s = case.summary(net.rtt);
         println!(
-            "| ours, read_across, max_concurrency {concurrency} | {:.0} | {:.1} round trips, {:.0} ms with nothing in flight |",
+            "| ours, read_across, max_concurrency {concurrency}{} | {:.0} | {:.1} round trips, {:.0} ms with nothing in flight |",
+            if threads { ", blocks decoded on tokio's blocking pool" } else { "" },
             s.median_ms, s.round_trips, s.quiet_ms
         );
+    }
+}
+
+/// Decodes blocks on tokio's blocking pool, several at once: what a native
+/// host plugs into `ReadOptions::decoder` (the core itself has no threads).
+struct BlockingPoolDecoder;
+
+impl atlas_wasm::BlockDecoder for BlockingPoolDecoder {
+    fn decode(&self, block: atlas_wasm::CompressedBlock) -> SourceFuture<'static, Vec<u8>> {
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || block.decompress())
+                .await
+                .map_err(|e| atlas_wasm::Error::Io(e.to_string()))?
+        })
     }
 }
 

@@ -30,7 +30,7 @@ pub use format::dtype::DType;
 pub use format::footer::Codec;
 pub use format::value::{ArrayStats, Attr, FillValue, StatValue};
 pub use read::{
-    ArrayData, ArrayLayout, ArrayMetaView, Atlas, DatasetView, Element, NdArray, ReadOptions,
-    SchemaView, TimestampNs, TypedArray,
+    ArrayData, ArrayLayout, ArrayMetaView, Atlas, BlockDecoder, CompressedBlock, DatasetView,
+    Element, NdArray, ReadOptions, SchemaView, TimestampNs, TypedArray,
 };
 pub use source::{ByteSource, MemorySource, Tail};

@@ -277,3 +277,47 @@ fn unwritten_data_costs_no_io() {
         "never-written chunks come from the fill value"
     );
 }
+
+/// Decodes each block on a thread of its own, and counts them.
+struct ThreadDecoder(std::sync::atomic::AtomicUsize);
+
+impl atlas_wasm::BlockDecoder for ThreadDecoder {
+    fn decode(
+        &self,
+        block: atlas_wasm::CompressedBlock,
+    ) -> atlas_wasm::source::SourceFuture<'static, Vec<u8>> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let (tx, rx) = futures_channel_like();
+        std::thread::spawn(move || tx.send(block.decompress()));
+        Box::pin(async move { rx.recv().unwrap() })
+    }
+}
+
+/// A std channel is enough here: the test blocks on the answer anyway.
+fn futures_channel_like() -> (
+    std::sync::mpsc::Sender<atlas_wasm::Result<Vec<u8>>>,
+    std::sync::mpsc::Receiver<atlas_wasm::Result<Vec<u8>>>,
+) {
+    std::sync::mpsc::channel()
+}
+
+#[test]
+fn a_block_decoder_takes_over_decompression_and_sees_each_block_once() {
+    let decoder = Arc::new(ThreadDecoder(Default::default()));
+    let data = MemorySource::new(std::fs::read(fixture().join("data.atlas")).unwrap());
+    let options = atlas_wasm::ReadOptions {
+        decoder: Some(decoder.clone()),
+        ..Default::default()
+    };
+    let atlas = block_on(Atlas::open_with(Arc::new(data), None, options)).unwrap();
+    let all = block_on(atlas.read_across("temperature", &[], &[])).unwrap();
+    assert_eq!(
+        all[3].1.clone().into_typed::<f32>().unwrap().data[7],
+        3_000_007.0
+    );
+    assert_eq!(
+        decoder.0.load(std::sync::atomic::Ordering::SeqCst),
+        DATASETS,
+        "one block per dataset"
+    );
+}

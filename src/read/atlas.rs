@@ -14,6 +14,7 @@ use crate::format::value::{ArrayStats, Attr};
 use crate::read::array::NdArray;
 use crate::read::cache::BlockCache;
 use crate::read::dataset::DatasetView;
+use crate::read::decode::BlockDecoder;
 use crate::read::segment::{Loading, Segment};
 use crate::read::window::Plan;
 use crate::source::{ByteSource, SourceFuture, Tail};
@@ -23,7 +24,7 @@ use crate::source::{ByteSource, SourceFuture, Tail};
 const MAX_FOOTER_READ: u64 = 256 * 1024 * 1024;
 
 /// How a handle reads. The defaults suit a browser or a Worker.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ReadOptions {
     /// Budget of the decompressed-block cache, in bytes.
     pub cache_bytes: u64,
@@ -34,6 +35,20 @@ pub struct ReadOptions {
     /// The largest answer one read may build, in bytes. Shapes come from the
     /// file; this keeps a forged shape from claiming all of memory.
     pub max_answer_bytes: u64,
+    /// Where blocks are decompressed; `None` decodes inline on the polling task.
+    pub decoder: Option<Arc<dyn BlockDecoder>>,
+}
+
+impl std::fmt::Debug for ReadOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadOptions")
+            .field("cache_bytes", &self.cache_bytes)
+            .field("max_concurrency", &self.max_concurrency)
+            .field("coalesce_bytes", &self.coalesce_bytes)
+            .field("max_answer_bytes", &self.max_answer_bytes)
+            .field("decoder", &self.decoder.as_ref().map(|_| "custom"))
+            .finish()
+    }
 }
 
 impl Default for ReadOptions {
@@ -47,6 +62,7 @@ impl Default for ReadOptions {
             },
             max_concurrency: 6,
             coalesce_bytes: 4 << 20,
+            decoder: None,
             max_answer_bytes: if cfg!(target_arch = "wasm32") {
                 1 << 30
             } else {

@@ -5,11 +5,13 @@ mod array;
 mod atlas;
 mod cache;
 mod dataset;
+mod decode;
 mod segment;
 mod window;
 
 pub use array::{ArrayData, Element, NdArray, TimestampNs, TypedArray};
 pub use atlas::{Atlas, ReadOptions};
 pub use dataset::{ArrayLayout, ArrayMetaView, DatasetView, SchemaView};
+pub use decode::{BlockDecoder, CompressedBlock};
 
 pub(crate) use atlas::Shared;

@@ -7,12 +7,12 @@ use futures_util::future::{FutureExt, Shared};
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 
 use crate::error::{Error, Result};
-use crate::format::codec::decompress_block;
 use crate::format::segment::{
     decode_segment_footer, decode_segment_trailer, ArrayMeta, BlockMeta, SegmentFooter,
 };
 use crate::format::value::Attr;
 use crate::read::cache::BlockKey;
+use crate::read::decode::CompressedBlock;
 use crate::read::Shared as Inner;
 use crate::source::SourceFuture;
 
@@ -166,15 +166,18 @@ impl Segment {
                         let result = async {
                             let (bytes, slices) = fetch.await?;
                             let (start, end) = slices[position];
-                            let block = &this.blocks[id as usize];
-                            let compressed = &bytes[start..end];
-                            let bytes: Arc<[u8]> = decompress_block(
-                                &block.codec,
-                                compressed,
-                                block.uncompressed_size,
-                            )?
-                            .into();
-                            Ok::<_, Error>(bytes)
+                            let meta = &this.blocks[id as usize];
+                            let block = CompressedBlock {
+                                codec: meta.codec.clone(),
+                                bytes,
+                                range: start..end,
+                                uncompressed_size: meta.uncompressed_size,
+                            };
+                            let decoded = match &inner.options.decoder {
+                                Some(decoder) => decoder.decode(block).await?,
+                                None => block.decompress()?,
+                            };
+                            Ok::<_, Error>(Arc::<[u8]>::from(decoded))
                         }
                         .await;
                         let key = (this.variable, id);
