@@ -5,7 +5,7 @@
 mod common;
 
 use atlas_wasm::{ArrayData, Atlas};
-use common::{block_on, diff::differences, dump::dump, suite};
+use common::{block_on, collection_dirs, diff::differences, dump::dump, suite};
 use serde_json::Value;
 
 fn expected(dir: &std::path::Path) -> Value {
@@ -59,19 +59,9 @@ fn check_collection(dir: &std::path::Path) {
     );
 }
 
-fn fixture_dirs(root: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut dirs: Vec<_> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("data.atlas").exists())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
 #[test]
 fn every_atlas_rust_fixture_reads_back_value_for_value() {
-    let dirs = fixture_dirs(suite());
+    let dirs = collection_dirs(suite());
     assert!(dirs.len() >= 10, "the suite holds {} fixtures", dirs.len());
     for dir in dirs {
         check_collection(&dir);
@@ -80,7 +70,7 @@ fn every_atlas_rust_fixture_reads_back_value_for_value() {
 
 #[test]
 fn windows_agree_with_the_whole_array_everywhere() {
-    for dir in fixture_dirs(suite()) {
+    for dir in collection_dirs(suite()) {
         let atlas = block_on(Atlas::open_path(&dir)).unwrap();
         for name in atlas.list_datasets().into_iter().take(20) {
             let ds = atlas.dataset(&name).unwrap();
@@ -170,7 +160,7 @@ fn slice(data: &ArrayData, shape: &[u64], start: &[u64], window: &[u64]) -> Arra
 #[test]
 fn mismatched_dtypes_stay_out_of_collection_stats() {
     let mut checked = 0;
-    for dir in fixture_dirs(suite()) {
+    for dir in collection_dirs(suite()) {
         let atlas = block_on(Atlas::open_path(&dir)).unwrap();
         for array in mixed_dtype_arrays(&atlas) {
             let rows = block_on(atlas.array_stats_by_dataset(&array)).unwrap();
@@ -228,7 +218,7 @@ fn atlas_python_collections_read_back_value_for_value() {
         }
         Err(e) => panic!("atlas-python fixtures: {e:#}"),
     }
-    let dirs = fixture_dirs(&dir);
+    let dirs = collection_dirs(&dir);
     assert!(!dirs.is_empty());
     for dir in dirs {
         check_collection(&dir);

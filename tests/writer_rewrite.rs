@@ -125,19 +125,9 @@ fn scratch(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("atlas-wasm-rewrite-{}-{name}", std::process::id()))
 }
 
-fn fixtures(root: &Path) -> Vec<PathBuf> {
-    let mut dirs: Vec<_> = std::fs::read_dir(root)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.join("data.atlas").exists())
-        .collect();
-    dirs.sort();
-    dirs
-}
-
 #[test]
 fn rewriting_every_atlas_rust_fixture_keeps_its_contents_and_its_segment_bytes() {
-    let dirs = fixtures(suite());
+    let dirs = common::collection_dirs(suite());
     assert!(dirs.len() >= 10);
     let mut identical = Vec::new();
     for src in dirs {
@@ -172,7 +162,7 @@ fn rewriting_every_atlas_rust_fixture_keeps_its_contents_and_its_segment_bytes()
     eprintln!("byte-identical segments: {identical:?}");
     // Without a mask nothing is dropped, and every fixture repacks into the
     // very same blocks.
-    let unmasked = fixtures(suite())
+    let unmasked = common::collection_dirs(suite())
         .into_iter()
         .filter(|d| !d.join("deleted.mask").exists())
         .count();

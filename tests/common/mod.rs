@@ -24,6 +24,17 @@ pub fn suite() -> &'static Path {
     })
 }
 
+/// The collection directories (those holding a `data.atlas`) under `root`, sorted.
+pub fn collection_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("data.atlas").exists())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
 /// Runs a future to completion on this thread: the core needs no runtime.
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
     futures_executor::block_on(f)
