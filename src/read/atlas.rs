@@ -16,7 +16,7 @@ use crate::read::cache::BlockCache;
 use crate::read::dataset::DatasetView;
 use crate::read::decode::BlockDecoder;
 use crate::read::segment::{Loading, Segment};
-use crate::read::window::Plan;
+use crate::read::window::{check_declared_dtype, Plan};
 use crate::source::{ByteSource, SourceFuture, Tail};
 
 /// The compressed footer may not exceed this: the bound keeps a forged trailer
@@ -361,13 +361,15 @@ impl Atlas {
         let Some(segment) = self.segment_named(array).await? else {
             return Ok(Vec::new());
         };
+        let footer = &self.shared.footer;
+        let array_name = footer.variables[segment.variable as usize].name;
         let mut plans = Vec::new();
-        for (_, name, _) in self.live() {
-            let Some(declared) = self
-                .dataset(name)?
-                .array_meta(array)
-                .map(|m| m.dtype().clone())
-            else {
+        for (_, name, schema) in self.live() {
+            let declared = footer.schema_pool[schema as usize]
+                .arrays
+                .iter()
+                .find(|&&(n, _)| n == array_name);
+            let Some(declared) = declared.map(|&(_, d)| footer.dtype(d)) else {
                 continue;
             };
             let meta = segment.array(name).ok_or_else(|| {
@@ -375,12 +377,7 @@ impl Atlas {
                     "'{name}' declares '{array}' but its segment has no entry for it"
                 ))
             })?;
-            if meta.dtype != declared {
-                return Err(Error::corrupt(format!(
-                    "the footer declares '{array}' of '{name}' as {declared}, its segment stores {}",
-                    meta.dtype
-                )));
-            }
+            check_declared_dtype(meta, declared, array)?;
             let plan = Plan::new(meta, start, shape, self.shared.options.max_answer_bytes)
                 .map_err(|e| match e {
                     Error::OutOfBounds(m) => Error::OutOfBounds(format!("dataset '{name}': {m}")),

@@ -3,11 +3,15 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+/// Bytes shared without copying: a fetched range or a decompressed block.
+/// (`Arc<[u8]>` would copy each `Vec` once more on the way in.)
+pub(crate) type Block = Arc<Vec<u8>>;
+
 /// `(variable index, block id)`: a block id alone repeats in every segment.
 pub(crate) type BlockKey = (u32, u32);
 
 struct Entry {
-    bytes: Arc<[u8]>,
+    bytes: Block,
     last_used: u64,
 }
 
@@ -33,7 +37,7 @@ impl BlockCache {
         }
     }
 
-    pub(crate) fn get(&self, key: BlockKey) -> Option<Arc<[u8]>> {
+    pub(crate) fn get(&self, key: BlockKey) -> Option<Block> {
         let mut state = self.lock();
         state.clock += 1;
         let now = state.clock;
@@ -43,7 +47,7 @@ impl BlockCache {
         })
     }
 
-    pub(crate) fn insert(&self, key: BlockKey, bytes: Arc<[u8]>) {
+    pub(crate) fn insert(&self, key: BlockKey, bytes: Block) {
         let size = bytes.len() as u64;
         if size > self.capacity {
             return;
@@ -89,14 +93,14 @@ mod tests {
     #[test]
     fn the_least_recently_used_block_goes_first() {
         let cache = BlockCache::new(10);
-        cache.insert((0, 0), vec![0; 4].into());
-        cache.insert((0, 1), vec![1; 4].into());
+        cache.insert((0, 0), Arc::new(vec![0; 4]));
+        cache.insert((0, 1), Arc::new(vec![1; 4]));
         assert!(cache.get((0, 0)).is_some());
-        cache.insert((1, 0), vec![2; 4].into());
+        cache.insert((1, 0), Arc::new(vec![2; 4]));
         assert!(cache.get((0, 1)).is_none(), "the oldest block is evicted");
         assert!(cache.get((0, 0)).is_some() && cache.get((1, 0)).is_some());
         assert_eq!(cache.held(), 8);
-        cache.insert((9, 9), vec![0; 11].into());
+        cache.insert((9, 9), Arc::new(vec![0; 11]));
         assert!(
             cache.get((9, 9)).is_none(),
             "a block over the budget is not kept"

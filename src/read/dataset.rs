@@ -11,7 +11,7 @@ use crate::format::value::{ArrayStats, Attr, FillValue};
 use crate::read::array::{Element, NdArray, TypedArray};
 use crate::read::atlas::Atlas;
 use crate::read::segment::Segment;
-use crate::read::window::read_window;
+use crate::read::window::{check_declared_dtype, read_window};
 
 /// One live dataset. Holding it keeps the collection handle alive.
 #[derive(Clone, Debug)]
@@ -284,13 +284,7 @@ impl DatasetView {
             .clone();
         let (segment, index) = self.stored(array).await?;
         let meta = &segment.arrays()[index];
-        if meta.dtype != declared {
-            return Err(Error::corrupt(format!(
-                "the footer declares '{array}' of '{}' as {declared}, its segment stores {}",
-                self.name(),
-                meta.dtype
-            )));
-        }
+        check_declared_dtype(meta, &declared, array)?;
         read_window(&self.atlas.shared, &segment, meta, start, shape).await
     }
 

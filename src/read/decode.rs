@@ -19,7 +19,7 @@ pub struct CompressedBlock {
     /// The block's own codec.
     pub codec: CodecId,
     /// The bytes of the request that brought the block (neighbours may share it).
-    pub bytes: Arc<[u8]>,
+    pub bytes: Arc<Vec<u8>>,
     /// The block's bytes within `bytes`.
     pub range: Range<usize>,
     /// The size the block table declares; the output must match it.

@@ -11,7 +11,7 @@ use crate::format::segment::{
     decode_segment_footer, decode_segment_trailer, ArrayMeta, BlockMeta, SegmentFooter,
 };
 use crate::format::value::Attr;
-use crate::read::cache::BlockKey;
+use crate::read::cache::{Block, BlockKey};
 use crate::read::decode::CompressedBlock;
 use crate::read::Shared as Inner;
 use crate::source::SourceFuture;
@@ -37,7 +37,7 @@ pub(crate) struct Segment {
     arrays: Vec<ArrayMeta>,
     by_name: HashMap<String, usize>,
     /// The bytes the open already read, when they reach into the data region.
-    probe: Option<(u64, Arc<[u8]>)>,
+    probe: Option<(u64, Block)>,
 }
 
 impl Segment {
@@ -72,8 +72,7 @@ impl Segment {
         };
         let footer = decode_segment_footer(&footer_bytes)?;
         footer.validate(footer_range.start)?;
-        let probe =
-            (probe_start < footer_range.start).then(|| (probe_start, Arc::<[u8]>::from(tail)));
+        let probe = (probe_start < footer_range.start).then(|| (probe_start, Arc::new(tail)));
         Self::from_footer(variable, offset, footer, probe)
     }
 
@@ -81,7 +80,7 @@ impl Segment {
         variable: u32,
         offset: u64,
         footer: SegmentFooter,
-        probe: Option<(u64, Arc<[u8]>)>,
+        probe: Option<(u64, Block)>,
     ) -> Result<Self> {
         let values = footer
             .values
@@ -137,7 +136,7 @@ impl Segment {
         self: &Arc<Self>,
         inner: &Arc<Inner>,
         ids: &[u32],
-    ) -> Result<HashMap<u32, Arc<[u8]>>> {
+    ) -> Result<HashMap<u32, Block>> {
         let mut ready = HashMap::with_capacity(ids.len());
         let mut waits: Vec<(u32, SharedBlock)> = Vec::new();
         {
@@ -162,7 +161,7 @@ impl Segment {
                     let inner = inner.clone();
                     let fetch = fetch.clone();
                     let id = block.id.0;
-                    let load: SourceFuture<'static, Arc<[u8]>> = Box::pin(async move {
+                    let load: SourceFuture<'static, Block> = Box::pin(async move {
                         let result = async {
                             let (bytes, slices) = fetch.await?;
                             let (start, end) = slices[position];
@@ -177,7 +176,7 @@ impl Segment {
                                 Some(decoder) => decoder.decode(block).await?,
                                 None => block.decompress()?,
                             };
-                            Ok::<_, Error>(Arc::<[u8]>::from(decoded))
+                            Ok::<_, Error>(Arc::new(decoded))
                         }
                         .await;
                         let key = (this.variable, id);
@@ -198,7 +197,7 @@ impl Segment {
             }
         }
         let concurrency = inner.options.max_concurrency.max(1);
-        let loaded: Vec<(u32, Arc<[u8]>)> = stream::iter(waits)
+        let loaded: Vec<(u32, Block)> = stream::iter(waits)
             .map(|(id, wait)| async move { wait.await.map(|bytes| (id, bytes)) })
             .buffer_unordered(concurrency)
             .try_collect()
@@ -232,23 +231,24 @@ impl Segment {
             if let Some((probe_start, bytes)) = &this.probe {
                 if start >= *probe_start {
                     let from = (start - probe_start) as usize;
-                    let to = (end - probe_start) as usize;
-                    return Ok((Arc::<[u8]>::from(&bytes[from..to]), slices));
+                    // Serve the group from the probe's bytes, in place.
+                    let shifted = slices.iter().map(|&(a, b)| (a + from, b + from)).collect();
+                    return Ok((bytes.clone(), shifted));
                 }
             }
             let bytes = inner
                 .data
                 .read_range(this.offset + start..this.offset + end)
                 .await?;
-            Ok((Arc::<[u8]>::from(bytes), slices))
+            Ok((Arc::new(bytes), slices))
         })
     }
 }
 
-type SharedBlock = Shared<SourceFuture<'static, Arc<[u8]>>>;
+type SharedBlock = Shared<SourceFuture<'static, Block>>;
 
 /// The compressed bytes of a group of adjacent blocks, and each block's slice of them.
-type GroupBytes = (Arc<[u8]>, Vec<(usize, usize)>);
+type GroupBytes = (Block, Vec<(usize, usize)>);
 
 /// The loads under way, keyed like the cache, so that two reads that need one
 /// block share one request.

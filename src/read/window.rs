@@ -9,6 +9,7 @@ use crate::format::dtype::DType;
 use crate::format::segment::{ArrayMeta, ChunkAddress};
 use crate::nd::{fill_element, for_each_run};
 use crate::read::array::{ArrayData, NdArray};
+use crate::read::cache::Block;
 use crate::read::segment::Segment;
 use crate::read::Shared as Inner;
 
@@ -23,6 +24,18 @@ pub(crate) async fn read_window(
     let plan = Plan::new(meta, start, shape, inner.options.max_answer_bytes)?;
     let blocks = segment.load_blocks(inner, &plan.block_ids()).await?;
     plan.assemble(meta, &blocks)
+}
+
+/// The schema is recorded twice, in the collection footer and in the segment;
+/// a read trusts neither alone.
+pub(crate) fn check_declared_dtype(meta: &ArrayMeta, declared: &DType, array: &str) -> Result<()> {
+    if meta.dtype != *declared {
+        return Err(Error::corrupt(format!(
+            "the footer declares '{array}' of '{}' as {declared}, its segment stores {}",
+            meta.name, meta.dtype
+        )));
+    }
+    Ok(())
 }
 
 /// Which written chunks a window touches; `assemble` turns their blocks into the answer.
@@ -68,7 +81,7 @@ impl Plan {
     pub(crate) fn assemble(
         &self,
         meta: &ArrayMeta,
-        blocks: &HashMap<u32, Arc<[u8]>>,
+        blocks: &HashMap<u32, Block>,
     ) -> Result<NdArray> {
         let (window, count, chunks) = (&self.window, self.count, &self.chunks);
         let chunk_bytes = |address: &ChunkAddress| {
