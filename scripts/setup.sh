@@ -16,6 +16,15 @@ if need rust python wasm browser; then
   rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
 fi
 
+if need rust; then
+  log "Debian libnetcdf-dev (the netcdf crate links it: atlas create)"
+  if ! command -v nc-config >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq libnetcdf-dev >/dev/null
+  fi
+fi
+
 if need python; then
   log "atlas-python 0.17.2, NetCDF tools and moto (reference implementation and S3 server for tests)"
   python3 -c 'import atlas, xarray, netCDF4, moto.server, flask' 2>/dev/null && pip show atlas-python 2>/dev/null | grep -q '^Version: 0.17.2$' ||

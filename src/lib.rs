@@ -17,6 +17,8 @@
 
 pub mod error;
 pub mod format;
+#[cfg(feature = "netcdf")]
+pub mod ingest;
 mod nd;
 pub mod read;
 pub mod source;

@@ -4,9 +4,11 @@
 
 #[cfg(feature = "cloud")]
 mod cloud;
+mod create;
 mod describe;
 mod get;
 mod http;
+mod log;
 mod py;
 
 use std::io::{IsTerminal, Write};
@@ -25,13 +27,16 @@ use py::Py;
 #[command(
     name = "atlas",
     version,
-    about = "Inspect, trim and rewrite atlas collections: thousands of N-dimensional datasets in one immutable file, \
-             local or over HTTP.",
-    after_help = "A collection is a local directory or an http(s):// URL of one. rm and rewrite write locally."
+    about = "Build, inspect, trim and rewrite atlas collections: thousands of N-dimensional datasets in one \
+             immutable file, local or over HTTP.",
+    after_help = "A collection is a local directory or an http(s):// URL of one. create, rm and rewrite write locally."
 )]
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// append errors and warnings to this file
+    #[arg(long, global = true, value_name = "PATH")]
+    log_file: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -43,6 +48,48 @@ struct Json {
 
 #[derive(Subcommand)]
 enum Command {
+    /// build a collection from a directory of NetCDF files
+    #[command(
+        long_about = "Each NetCDF file becomes one dataset, named after the file. Variables are decoded as \
+                            atlas-python decodes them (CF masking and scaling, times, character arrays) and \
+                            streamed chunk by chunk. Nothing at the destination is readable until every file \
+                            lands, so a failure leaves no half-built collection."
+    )]
+    Create {
+        /// directory holding the NetCDF files
+        directory: String,
+        /// where to write the collection (a local directory)
+        destination: String,
+        /// scan the top directory alone (the scan descends by default)
+        #[arg(long)]
+        no_recursive: bool,
+        /// block compression
+        #[arg(long, value_enum, default_value = "zstd")]
+        codec: CodecArg,
+        /// per-variable stored chunk shape, e.g. '{"temperature": [64, 64]}'
+        #[arg(long, value_name = "JSON")]
+        chunks: Option<String>,
+        /// bytes of one variable read at a time, and the largest automatic chunk
+        #[arg(long, value_name = "SIZE", default_value = "128MiB", value_parser = parse_size)]
+        chunk_size: usize,
+        /// skip files that fail instead of abandoning the collection
+        #[arg(long)]
+        skip_errors: bool,
+        /// read and write N files at once (libnetcdf calls still take turns); ordinals do not move
+        #[arg(short = 'j', long = "workers", value_name = "N", default_value_t = 1)]
+        workers: usize,
+        /// keep time axes as raw numbers with their units
+        #[arg(long)]
+        no_decode_times: bool,
+        /// leave out arrays of a type atlas cannot store instead of failing the file
+        #[arg(long)]
+        skip_unsupported: bool,
+        /// do not list files as they are written
+        #[arg(short, long)]
+        quiet: bool,
+        #[command(flatten)]
+        json: Json,
+    },
     /// list the datasets in a collection
     #[command(long_about = "Removed datasets are not listed.")]
     Ls {
@@ -158,6 +205,16 @@ enum CodecArg {
     None,
 }
 
+impl From<CodecArg> for Codec {
+    fn from(codec: CodecArg) -> Codec {
+        match codec {
+            CodecArg::Zstd => Codec::Zstd,
+            CodecArg::Lz4 => Codec::Lz4,
+            CodecArg::None => Codec::Uncompressed,
+        }
+    }
+}
+
 /// An error the user sees as one line: `atlas: message`.
 #[derive(Debug)]
 pub struct CliError(String);
@@ -182,8 +239,58 @@ impl From<std::io::Error> for CliError {
 
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    // `rm` blocks on the reader itself, so it runs outside the executor.
+    if let Some(path) = &cli.log_file {
+        if let Err(e) = log::open(path) {
+            eprintln!("atlas: cannot open log file: {e}");
+            return ExitCode::FAILURE;
+        }
+        // Say where it went, so nobody has to guess.
+        eprintln!(
+            "atlas: logging to {}",
+            std::path::absolute(path).unwrap_or(path.clone()).display()
+        );
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        log::record(
+            log::Level::Info,
+            "cli",
+            &format!("atlas {}: {}", env!("CARGO_PKG_VERSION"), args.join(" ")),
+        );
+    }
+    let mut partial = false;
+    // `rm` and `create` block on their own, so they run outside the executor.
     let result = match cli.command {
+        Command::Create {
+            directory,
+            destination,
+            no_recursive,
+            codec,
+            chunks,
+            chunk_size,
+            skip_errors,
+            workers,
+            no_decode_times,
+            skip_unsupported,
+            quiet,
+            json,
+        } => {
+            let flags = create::Flags {
+                no_recursive,
+                codec: codec.into(),
+                chunks,
+                chunk_size: chunk_size as u64,
+                skip_errors,
+                skip_unsupported,
+                workers,
+                no_decode_times,
+                quiet,
+                json: json.json,
+            };
+            local(&destination, "create")
+                .and_then(|_| create::run(&directory, &destination, &flags))
+                .map(|complete| {
+                    partial = !complete;
+                })
+        }
         Command::Rm {
             collection,
             names,
@@ -193,10 +300,12 @@ pub fn main() -> ExitCode {
         command => futures_executor::block_on(run(command)),
     };
     match result {
+        Ok(()) if partial => ExitCode::FAILURE,
         Ok(()) => ExitCode::SUCCESS,
         // `atlas ls … | head` closes the pipe: not an error.
         Err(e) if e.0.contains("Broken pipe") => ExitCode::SUCCESS,
         Err(e) => {
+            log::record(log::Level::Error, "cli", &e.0);
             eprintln!("atlas: {}", e.0.replace('\n', " "));
             ExitCode::FAILURE
         }
@@ -246,7 +355,7 @@ async fn run(command: Command) -> Result<(), CliError> {
             let summary = describe::info(&atlas, &collection).await?;
             emit(&summary, json.json, describe::render_info)
         }
-        Command::Rm { .. } => unreachable!("main runs rm"),
+        Command::Rm { .. } | Command::Create { .. } => unreachable!("main runs rm and create"),
         Command::Get {
             collection,
             dataset,
@@ -307,12 +416,7 @@ async fn run(command: Command) -> Result<(), CliError> {
                 ..ReadOptions::default()
             };
             let atlas = open(&source, options).await?;
-            let codec = match codec {
-                Some(CodecArg::Zstd) => Codec::Zstd,
-                Some(CodecArg::Lz4) => Codec::Lz4,
-                Some(CodecArg::None) => Codec::Uncompressed,
-                None => atlas.codec(),
-            };
+            let codec = codec.map_or(atlas.codec(), Codec::from);
             let config = WriterConfig {
                 codec,
                 block_target_size: block_size,

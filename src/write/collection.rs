@@ -344,6 +344,7 @@ impl DatasetWriter {
         state.check_open()?;
         state.variable(array).define(
             &self.name,
+            self.call,
             dtype.clone(),
             dimension_names,
             shape,
@@ -452,7 +453,15 @@ impl DatasetWriter {
         state.check_open()?;
         if !attrs.is_empty() {
             let marker = state.variable(DATASET_ATTRS_VARIABLE);
-            marker.define(&self.name, DType::UInt8, Vec::new(), &[], None, None)?;
+            marker.define(
+                &self.name,
+                self.call,
+                DType::UInt8,
+                Vec::new(),
+                &[],
+                None,
+                None,
+            )?;
             for (key, value) in &attrs {
                 marker.set_attribute(&self.name, key, value.clone())?;
             }
@@ -472,6 +481,22 @@ impl DatasetWriter {
             .entries
             .push((call, std::mem::take(&mut self.name), schema));
         Ok(())
+    }
+}
+
+impl Drop for DatasetWriter {
+    /// A dataset dropped unfinished leaves no array behind in any segment
+    /// (its chunks stay in their blocks, unreferenced); its name stays taken.
+    fn drop(&mut self) {
+        if self.arrays.is_empty() {
+            return;
+        }
+        let mut state = lock(&self.state);
+        for array in self.arrays.keys() {
+            if let Some(variable) = state.variables.get_mut(array) {
+                variable.forget(&self.name);
+            }
+        }
     }
 }
 

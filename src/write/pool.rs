@@ -25,12 +25,17 @@ pub(crate) struct Pool {
     jobs: Mutex<Option<Sender<Job>>>,
     limit: usize,
     in_flight: AtomicUsize,
+    /// Raw bytes queued or compressing: past `byte_limit` a block waits
+    /// inline, so large chunks (an ingest's whole-chunk blocks) do not pile up.
+    in_flight_bytes: AtomicUsize,
+    byte_limit: usize,
 }
 
 /// A block being compressed; its slot in the cap is freed when it is taken.
 pub(crate) struct Pending {
     answer: Receiver<Packed>,
     pool: Arc<Pool>,
+    bytes: usize,
 }
 
 impl Pending {
@@ -47,6 +52,9 @@ impl Pending {
         });
         if answer.is_some() {
             self.pool.in_flight.fetch_sub(1, Ordering::AcqRel);
+            self.pool
+                .in_flight_bytes
+                .fetch_sub(self.bytes, Ordering::AcqRel);
         }
         answer
     }
@@ -60,6 +68,8 @@ impl Pool {
             jobs: Mutex::new(None),
             limit: threads + 2,
             in_flight: AtomicUsize::new(0),
+            in_flight_bytes: AtomicUsize::new(0),
+            byte_limit: (threads + 2) * crate::write::DEFAULT_BLOCK_TARGET_SIZE,
         });
         if threads == 0 {
             return pool;
@@ -95,8 +105,14 @@ impl Pool {
         let Some(jobs) = jobs.as_ref() else {
             return Err(raw);
         };
-        if self.in_flight.fetch_add(1, Ordering::AcqRel) >= self.limit {
-            self.in_flight.fetch_sub(1, Ordering::AcqRel);
+        let bytes = raw.len();
+        let queued = self.in_flight_bytes.fetch_add(bytes, Ordering::AcqRel);
+        let over_bytes = queued > 0 && queued + bytes > self.byte_limit;
+        if over_bytes || self.in_flight.fetch_add(1, Ordering::AcqRel) >= self.limit {
+            if !over_bytes {
+                self.in_flight.fetch_sub(1, Ordering::AcqRel);
+            }
+            self.in_flight_bytes.fetch_sub(bytes, Ordering::AcqRel);
             return Err(raw);
         }
         let (reply, answer) = sync_channel(1);
@@ -104,9 +120,11 @@ impl Pool {
             Ok(()) => Ok(Pending {
                 answer,
                 pool: self.clone(),
+                bytes,
             }),
             Err(e) => {
                 self.in_flight.fetch_sub(1, Ordering::AcqRel);
+                self.in_flight_bytes.fetch_sub(bytes, Ordering::AcqRel);
                 Err(e.0 .1)
             }
         }
@@ -142,6 +160,13 @@ mod tests {
             assert_eq!(&back, raw);
         }
         assert_eq!(pool.in_flight.load(Ordering::Acquire), 0);
+        assert_eq!(pool.in_flight_bytes.load(Ordering::Acquire), 0);
+        // A block past the byte cap goes alone, the next one waits inline.
+        let huge = vec![7u8; pool.byte_limit + 1];
+        let first = pool.submit(Codec::Lz4, huge.clone()).ok().unwrap();
+        assert!(pool.submit(Codec::Lz4, huge).is_err());
+        first.take(true).unwrap().unwrap();
+        assert_eq!(pool.in_flight_bytes.load(Ordering::Acquire), 0);
         pool.close();
         assert!(pool.submit(Codec::Lz4, vec![1]).is_err());
     }

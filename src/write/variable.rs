@@ -31,6 +31,9 @@ struct Written {
 }
 
 struct PendingArray {
+    /// The dataset's `add_dataset` call number: the segment lists arrays in
+    /// dataset order, whichever thread defined them first.
+    order: u64,
     dtype: DType,
     shape: Vec<u32>,
     dimension_names: Vec<String>,
@@ -74,9 +77,11 @@ impl Variable {
     /// Declares dataset `name`'s array. A missing chunk shape stores the
     /// array as one chunk; a zero chunk extent is allowed on an empty axis
     /// only, and stored as 1.
+    #[allow(clippy::too_many_arguments)] // one per field of the array's metadata
     pub(crate) fn define(
         &mut self,
         name: &str,
+        order: u64,
         dtype: DType,
         dimension_names: Vec<String>,
         shape: &[u64],
@@ -123,6 +128,7 @@ impl Variable {
             (0..rank).map(|i| format!("dim{i}")).collect()
         };
         let pending = PendingArray {
+            order,
             dtype,
             shape,
             dimension_names,
@@ -139,6 +145,11 @@ impl Variable {
         self.arrays
             .get(name)
             .ok_or_else(|| Error::InvalidArgument(format!("'{name}' is not defined")))
+    }
+
+    /// Drops dataset `name`'s array, keeping the others' order.
+    pub(crate) fn forget(&mut self, name: &str) {
+        self.arrays.shift_remove(name);
     }
 
     pub(crate) fn set_attribute(&mut self, name: &str, key: &str, value: Attr) -> Result<()> {
@@ -208,6 +219,12 @@ impl Variable {
                 .map(|a| (overlap[a].start - start[a]) as usize)
                 .collect();
             let len = extent.iter().product::<u64>() as usize;
+            // The box is exactly this chunk: its bytes are the chunk's
+            // bytes (an ingest's chunk-by-chunk writes take this path).
+            if let (true, Cells::Fixed(bytes)) = (box_extent == input && overlap == chunk, cells) {
+                self.store(name, coord, bytes)?;
+                continue;
+            }
             let buf = if overlap == chunk {
                 let mut buf = ChunkBuf::with_capacity(&array.dtype, len);
                 let own: Vec<usize> = extent.iter().map(|&e| e as usize).collect();
@@ -256,6 +273,8 @@ impl Variable {
     /// Appends the finished segment to `out` and returns its length.
     pub(crate) fn finish(self, out: &mut impl Write) -> Result<u64> {
         let Variable { blocks, arrays } = self;
+        let mut arrays: Vec<(String, PendingArray)> = arrays.into_iter().collect();
+        arrays.sort_by_key(|(_, a)| a.order);
         let (scratch, data_len, blocks) = blocks.finish()?;
         let mut pools = Pools::default();
         let mut metas = Vec::with_capacity(arrays.len());
@@ -369,6 +388,7 @@ mod tests {
         let mut v = variable("patch");
         v.define(
             "d",
+            0,
             DType::Int32,
             vec![],
             &[5],
@@ -402,6 +422,7 @@ mod tests {
         let mut v = variable("strings");
         v.define(
             "d",
+            0,
             DType::String,
             vec!["x".into(), "y".into()],
             &[2, 3],
@@ -416,7 +437,7 @@ mod tests {
             &String::cells(&["a".into(), "bc".into()]),
         )
         .unwrap();
-        v.define("s", DType::Float64, vec![], &[], None, None)
+        v.define("s", 0, DType::Float64, vec![], &[], None, None)
             .unwrap();
         v.write("s", &[], &[], &f64::cells(&[2.5])).unwrap();
         let (_, f) = footer(v);
@@ -428,9 +449,9 @@ mod tests {
 
     fn v_errors() -> Result<()> {
         let mut v = variable("errors");
-        v.define("d", DType::Int8, vec![], &[4], Some(&[0]), None)
+        v.define("d", 0, DType::Int8, vec![], &[4], Some(&[0]), None)
             .unwrap_err();
-        v.define("d", DType::Int8, vec![], &[0, 3], Some(&[0, 3]), None)?;
+        v.define("d", 0, DType::Int8, vec![], &[0, 3], Some(&[0, 3]), None)?;
         v.write("d", &[0, 0], &[0, 3], &i8::cells(&[]))?;
         v.write("d", &[0, 1], &[0, 3], &i8::cells(&[])).unwrap_err();
         let (_, f) = footer(v);

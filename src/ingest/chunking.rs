@@ -1,0 +1,159 @@
+//! Stored chunk shapes, and the boxes a variable is read in.
+//!
+//! atlas-python stores a variable whole when its file is small (at most a
+//! quarter of the chunk budget) and otherwise takes dask's "auto" chunks,
+//! which grow the file's own chunking up to the budget. We keep the first
+//! rule exactly and replace dask's heuristic with a simpler one of the same
+//! intent (docs/write-path.md): the file's chunking, grown along its last
+//! axes first until one more step would pass the budget. Each stored chunk
+//! is then read as one box, so a write never patches a chunk and memory
+//! holds one chunk per variable in flight.
+
+use crate::ingest::plan::VariablePlan;
+
+/// The chunk shape to store, `None` for the whole array.
+pub(crate) fn stored_chunks(
+    plan: &VariablePlan,
+    explicit: Option<&[u64]>,
+    small_file: bool,
+    budget: u64,
+) -> Result<Option<Vec<u64>>, String> {
+    let rank = plan.shape.len();
+    if let Some(chunks) = explicit {
+        if chunks.len() != rank {
+            return Err(format!(
+                "--chunks gives {:?} {} axes, but it has {rank}",
+                plan.name,
+                chunks.len()
+            ));
+        }
+        return Ok(Some(chunks.to_vec()));
+    }
+    let elements: u64 = plan.shape.iter().product();
+    if small_file || elements.saturating_mul(plan.width) <= budget || rank == 0 {
+        return Ok(None);
+    }
+    let base: Vec<u64> = match &plan.chunking {
+        Some(c) if c.len() == rank => c
+            .iter()
+            .zip(&plan.shape)
+            .map(|(&c, &s)| c.clamp(1, s.max(1)))
+            .collect(),
+        _ => vec![1; rank],
+    };
+    let mut chunk = base.clone();
+    let bytes = |c: &[u64]| c.iter().product::<u64>().saturating_mul(plan.width);
+    if bytes(&chunk) > budget {
+        // The file's own chunk is over budget: shrink its leading axes
+        // first, so each stored chunk stays a run of whole rows.
+        for axis in 0..rank {
+            let others = bytes(&chunk) / chunk[axis];
+            chunk[axis] = (budget / others.max(1)).clamp(1, chunk[axis]);
+            if bytes(&chunk) <= budget {
+                break;
+            }
+        }
+        return Ok(Some(chunk));
+    }
+    for axis in (0..rank).rev() {
+        // Whole multiples of the file's chunk, so each read meets whole file chunks.
+        let others = bytes(&chunk) / chunk[axis];
+        let fit = (budget / others.max(1)).max(1);
+        let step = base[axis];
+        let grown = (fit / step).max(1) * step;
+        chunk[axis] = grown.min(plan.shape[axis].max(1));
+        if chunk[axis] < plan.shape[axis] {
+            break;
+        }
+    }
+    Ok(Some(chunk))
+}
+
+/// The boxes (start, count) covering an array chunk by chunk, in C order.
+pub(crate) fn boxes(shape: &[u64], chunk: Option<&[u64]>) -> Vec<(Vec<u64>, Vec<u64>)> {
+    if shape.contains(&0) {
+        return Vec::new();
+    }
+    let chunk: Vec<u64> = chunk.map_or_else(|| shape.to_vec(), <[u64]>::to_vec);
+    let grid: Vec<u64> = shape
+        .iter()
+        .zip(&chunk)
+        .map(|(&s, &c)| s.div_ceil(c.max(1)))
+        .collect();
+    let total: u64 = grid.iter().product();
+    (0..total)
+        .map(|mut i| {
+            let mut start = vec![0u64; shape.len()];
+            let mut count = vec![0u64; shape.len()];
+            for axis in (0..shape.len()).rev() {
+                let c = chunk[axis].max(1);
+                start[axis] = (i % grid[axis]) * c;
+                count[axis] = c.min(shape[axis] - start[axis]);
+                i /= grid[axis];
+            }
+            (start, count)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::dtype::DType;
+    use crate::ingest::plan::Decode;
+
+    fn plan(shape: &[u64], chunking: Option<Vec<u64>>) -> VariablePlan {
+        VariablePlan {
+            name: "v".into(),
+            dims: vec![],
+            shape: shape.to_vec(),
+            dtype: DType::Float32,
+            fill: None,
+            decode: Decode::Chars {
+                width: None,
+                fills: vec![],
+            },
+            attrs: vec![],
+            chunking,
+            width: 4,
+        }
+    }
+
+    #[test]
+    fn small_arrays_stay_whole_and_large_ones_grow_the_files_chunks() {
+        let p = plan(&[100, 721, 1440], Some(vec![1, 721, 1440]));
+        assert_eq!(stored_chunks(&p, None, true, 64 << 20).unwrap(), None);
+        assert_eq!(stored_chunks(&p, None, false, 1 << 30).unwrap(), None);
+        // 4 MB per time step: 16 of them fit 64 MiB.
+        assert_eq!(
+            stored_chunks(&p, None, false, 64 << 20).unwrap(),
+            Some(vec![16, 721, 1440])
+        );
+        // Contiguous: rows of the last axes.
+        let p = plan(&[100, 721, 1440], None);
+        assert_eq!(
+            stored_chunks(&p, None, false, 1 << 20).unwrap(),
+            Some(vec![1, 182, 1440])
+        );
+        // A file chunk over budget is cut along its leading axes.
+        let p = plan(&[100, 721, 1440], Some(vec![1, 721, 1440]));
+        assert_eq!(
+            stored_chunks(&p, None, false, 2 << 20).unwrap(),
+            Some(vec![1, 364, 1440])
+        );
+        assert_eq!(
+            stored_chunks(&p, Some(&[10, 10, 10]), false, 1).unwrap(),
+            Some(vec![10, 10, 10])
+        );
+        assert!(stored_chunks(&p, Some(&[10]), false, 1).is_err());
+    }
+
+    #[test]
+    fn boxes_tile_the_array_with_clipped_edges() {
+        assert_eq!(boxes(&[5], Some(&[2])).len(), 3);
+        assert_eq!(boxes(&[5], Some(&[2]))[2], (vec![4], vec![1]));
+        assert_eq!(boxes(&[2, 3], None), vec![(vec![0, 0], vec![2, 3])]);
+        assert!(boxes(&[0, 3], None).is_empty());
+        assert_eq!(boxes(&[], None), vec![(vec![], vec![])]);
+    }
+}

@@ -1,0 +1,365 @@
+//! Build a collection from a directory of NetCDF files (feature `netcdf`),
+//! the way atlas-python 0.17.2's `atlas create` does, without Python.
+//!
+//! Each file becomes one dataset named after the file (suffix kept), its
+//! variables decoded by xarray's CF rules as atlas-python applies them
+//! (docs/write-path.md lists them): coordinates first, masked integers as
+//! floats with NaN, CF times as nanosecond timestamps, character arrays as
+//! strings, attributes atlas cannot hold as `json:` text. Variables are read
+//! and written one stored chunk at a time, so memory follows the chunk
+//! budget, not the file. Nothing appears at the destination unless the whole
+//! run succeeds (or, with `skip_errors`, every file that could land has).
+
+mod attrs;
+mod cftime;
+mod chunking;
+mod file;
+mod plan;
+mod scan;
+mod source;
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+
+pub use attrs::JSON_PREFIX;
+pub use scan::{dataset_name, find_netcdf_files, NETCDF_SUFFIXES};
+
+use crate::write::{AtlasWriter, Codec, DatasetWriter, WriterConfig};
+
+/// The dataset attribute listing which arrays were coordinates (a JSON list).
+pub const COORDS_ATTR: &str = "_pyatlas_coords";
+/// atlas-python's default chunk budget (`--chunk-size 128MiB`).
+pub const DEFAULT_CHUNK_BUDGET: u64 = 128 << 20;
+
+/// How to build the collection.
+#[derive(Debug, Clone)]
+pub struct CreateOptions {
+    /// Descend into subdirectories.
+    pub recursive: bool,
+    pub codec: Codec,
+    /// Stored chunk shape per variable name; overrides the automatic choice.
+    pub chunks: BTreeMap<String, Vec<u64>>,
+    /// Bytes of one variable read at a time; also the largest automatic chunk.
+    pub chunk_budget: u64,
+    /// Decode CF times to timestamps (atlas-python's default).
+    pub decode_times: bool,
+    /// Skip files that fail instead of abandoning the collection.
+    pub skip_errors: bool,
+    /// Leave out arrays atlas cannot store instead of failing their file.
+    pub skip_unsupported: bool,
+    /// Files read and written at once (libnetcdf calls still take turns).
+    pub workers: usize,
+}
+
+impl Default for CreateOptions {
+    fn default() -> Self {
+        Self {
+            recursive: true,
+            codec: Codec::Zstd,
+            chunks: BTreeMap::new(),
+            chunk_budget: DEFAULT_CHUNK_BUDGET,
+            decode_times: true,
+            skip_errors: false,
+            skip_unsupported: false,
+            workers: 1,
+        }
+    }
+}
+
+/// A file the run left out, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkippedFile {
+    pub file: PathBuf,
+    pub error: String,
+}
+
+/// An array left out under `skip_unsupported`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkippedArray {
+    pub dataset: String,
+    pub array: String,
+    /// numpy's name for what xarray would have produced (`bool`, `object`).
+    pub dtype: String,
+    pub error: String,
+}
+
+/// What a run did, in file order whatever `workers` is.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CreateSummary {
+    pub written: Vec<String>,
+    pub skipped: Vec<SkippedFile>,
+    pub skipped_arrays: Vec<SkippedArray>,
+}
+
+/// Progress, reported on the calling thread as files land.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// The scan found `total` files.
+    Started {
+        total: usize,
+    },
+    /// A dataset landed (completion order when `workers` > 1).
+    Written {
+        name: &'a str,
+        done: usize,
+        total: usize,
+    },
+    SkippedFile(&'a SkippedFile),
+    SkippedArray(&'a SkippedArray),
+}
+
+/// Why a run built nothing.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum CreateError {
+    /// The source is not a directory, or holds no NetCDF file.
+    NoInput(String),
+    /// A file failed (without `skip_errors`).
+    File { path: PathBuf, message: String },
+    /// Two files give one dataset name (without `skip_errors`).
+    DuplicateName { name: String, path: PathBuf },
+    /// The collection could not be written.
+    Write(crate::Error),
+    /// An option makes no sense.
+    InvalidOption(String),
+}
+
+impl fmt::Display for CreateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CreateError::NoInput(m) | CreateError::InvalidOption(m) => f.write_str(m),
+            CreateError::File { path, message } => write!(f, "{}: {message}", path.display()),
+            CreateError::DuplicateName { name, path } => {
+                write!(f, "duplicate dataset name '{name}' from {}", path.display())
+            }
+            CreateError::Write(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for CreateError {}
+
+impl From<crate::Error> for CreateError {
+    fn from(e: crate::Error) -> Self {
+        CreateError::Write(e)
+    }
+}
+
+/// Builds the collection at `destination` from the NetCDF files under
+/// `source`. On error nothing is left at `destination` (a directory this
+/// call created is removed again).
+pub fn create(
+    source: &Path,
+    destination: &Path,
+    options: &CreateOptions,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<CreateSummary, CreateError> {
+    if options.workers == 0 {
+        return Err(CreateError::InvalidOption(
+            "workers must be at least 1".into(),
+        ));
+    }
+    if options.chunk_budget == 0 {
+        return Err(CreateError::InvalidOption(
+            "the chunk budget must be at least 1 byte".into(),
+        ));
+    }
+    let files = find_netcdf_files(source, options.recursive)?;
+    if files.is_empty() {
+        return Err(CreateError::NoInput(format!(
+            "no NetCDF files under {}",
+            source.display()
+        )));
+    }
+    let existed = destination.exists();
+    let result = run(&files, destination, options, on_event);
+    if result.is_err() && !existed {
+        // Only ever empty here: the writer removes its own work directory.
+        let _ = std::fs::remove_dir(destination);
+    }
+    result
+}
+
+/// One file's outcome, tagged with its place in the scan.
+type Outcome = (usize, Result<Vec<plan::Unsupported>, String>);
+
+fn run(
+    files: &[PathBuf],
+    destination: &Path,
+    options: &CreateOptions,
+    on_event: &mut dyn FnMut(Event<'_>),
+) -> Result<CreateSummary, CreateError> {
+    let config = WriterConfig {
+        codec: options.codec,
+        ..WriterConfig::default()
+    };
+    let writer = AtlasWriter::create(destination, config)?;
+    let total = files.len();
+    on_event(Event::Started { total });
+    let mut book = Book::new(files, options, total);
+    let mut claimed = std::collections::HashSet::new();
+    // At most two files per worker wait, so a long scan never holds a
+    // dataset open for every file at once.
+    let (work_tx, work_rx) = mpsc::sync_channel::<(usize, DatasetWriter)>(options.workers * 2);
+    let work_rx = std::sync::Mutex::new(work_rx);
+    let work_rx = &work_rx;
+
+    std::thread::scope(|scope| -> Result<(), CreateError> {
+        let (done_tx, done_rx) = mpsc::channel::<Outcome>();
+        for _ in 0..options.workers {
+            let done_tx = done_tx.clone();
+            scope.spawn(move || loop {
+                let job = work_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                let Ok((index, dataset)) = job else { break };
+                let outcome = file::ingest_file(&files[index], dataset, options);
+                if done_tx.send((index, outcome)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(done_tx);
+        let mut in_flight = 0usize;
+        let mut failure = None;
+        for (index, path) in files.iter().enumerate() {
+            // Collect what is ready, so progress keeps up with the work.
+            while let Ok(outcome) = done_rx.try_recv() {
+                in_flight -= 1;
+                if let Err(e) = book.record(outcome, on_event) {
+                    failure = Some(e);
+                }
+            }
+            if failure.is_some() {
+                break;
+            }
+            let name = dataset_name(path);
+            if !claimed.insert(name.clone()) {
+                let e = CreateError::DuplicateName {
+                    name: name.clone(),
+                    path: path.clone(),
+                };
+                if !options.skip_errors {
+                    failure = Some(e);
+                    break;
+                }
+                book.skip(index, e.to_string(), on_event);
+                continue;
+            }
+            // Ordinals follow the scan: datasets are added here, in order.
+            let dataset = match writer.add_dataset(&name) {
+                Ok(d) => d,
+                Err(e) => {
+                    if !options.skip_errors {
+                        failure = Some(CreateError::File {
+                            path: path.clone(),
+                            message: e.to_string(),
+                        });
+                        break;
+                    }
+                    book.skip(index, e.to_string(), on_event);
+                    continue;
+                }
+            };
+            if work_tx.send((index, dataset)).is_err() {
+                break;
+            }
+            in_flight += 1;
+        }
+        drop(work_tx);
+        while in_flight > 0 {
+            let Ok(outcome) = done_rx.recv() else { break };
+            in_flight -= 1;
+            if let Err(e) = book.record(outcome, on_event) {
+                failure.get_or_insert(e);
+            }
+        }
+        failure.map_or(Ok(()), Err)
+    })?;
+    writer.finish()?;
+    Ok(book.summary())
+}
+
+/// The run's results, kept in scan order.
+struct Book<'a> {
+    files: &'a [PathBuf],
+    options: &'a CreateOptions,
+    total: usize,
+    done: usize,
+    written: Vec<(usize, String)>,
+    skipped: Vec<(usize, SkippedFile)>,
+    skipped_arrays: Vec<(usize, SkippedArray)>,
+}
+
+impl<'a> Book<'a> {
+    fn new(files: &'a [PathBuf], options: &'a CreateOptions, total: usize) -> Self {
+        Self {
+            files,
+            options,
+            total,
+            done: 0,
+            written: Vec::new(),
+            skipped: Vec::new(),
+            skipped_arrays: Vec::new(),
+        }
+    }
+
+    fn record(
+        &mut self,
+        (index, outcome): Outcome,
+        on_event: &mut dyn FnMut(Event<'_>),
+    ) -> Result<(), CreateError> {
+        let path = &self.files[index];
+        match outcome {
+            Err(message) if !self.options.skip_errors => Err(CreateError::File {
+                path: path.clone(),
+                message,
+            }),
+            Err(message) => {
+                self.skip(index, message, on_event);
+                Ok(())
+            }
+            Ok(left_out) => {
+                let name = dataset_name(path);
+                for u in left_out {
+                    let item = SkippedArray {
+                        dataset: name.clone(),
+                        array: u.array,
+                        dtype: u.dtype,
+                        error: u.reason,
+                    };
+                    on_event(Event::SkippedArray(&item));
+                    self.skipped_arrays.push((index, item));
+                }
+                self.done += 1;
+                on_event(Event::Written {
+                    name: &name,
+                    done: self.done,
+                    total: self.total,
+                });
+                self.written.push((index, name));
+                Ok(())
+            }
+        }
+    }
+
+    fn skip(&mut self, index: usize, error: String, on_event: &mut dyn FnMut(Event<'_>)) {
+        let item = SkippedFile {
+            file: self.files[index].clone(),
+            error,
+        };
+        on_event(Event::SkippedFile(&item));
+        self.skipped.push((index, item));
+    }
+
+    fn summary(mut self) -> CreateSummary {
+        self.written.sort_by_key(|(i, _)| *i);
+        self.skipped.sort_by_key(|(i, _)| *i);
+        self.skipped_arrays.sort_by_key(|(i, _)| *i);
+        CreateSummary {
+            written: self.written.into_iter().map(|(_, n)| n).collect(),
+            skipped: self.skipped.into_iter().map(|(_, s)| s).collect(),
+            skipped_arrays: self.skipped_arrays.into_iter().map(|(_, s)| s).collect(),
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! The NetCDF side: a file's variables and attributes as [`RawVariable`]s,
+//! and one box of one variable read and decoded into writer cells. Every
+//! libnetcdf call goes through the `netcdf` crate, which serialises them
+//! behind one lock (HDF5 is not thread safe).
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use netcdf::types::{FloatType, IntType, NcVariableType};
+use netcdf::{AttributeValue, Extent, Variable};
+
+use crate::ingest::cftime::{self, NAT};
+use crate::ingest::plan::{Decode, Numeric, RawVariable, SourceType, Time, VariablePlan};
+use crate::write::Cells;
+
+/// An open NetCDF file's root group.
+pub(crate) struct NcFile {
+    file: netcdf::File,
+}
+
+impl NcFile {
+    pub(crate) fn open(path: &Path) -> Result<NcFile, String> {
+        let file = netcdf::open(path).map_err(|e| format!("not a readable NetCDF file: {e}"))?;
+        Ok(NcFile { file })
+    }
+
+    pub(crate) fn globals(&self) -> Result<Vec<(String, AttributeValue)>, String> {
+        self.file
+            .attributes()
+            .map(|a| {
+                Ok((
+                    a.name().to_string(),
+                    a.value()
+                        .map_err(|e| format!("attribute {:?}: {e}", a.name()))?,
+                ))
+            })
+            .collect()
+    }
+
+    pub(crate) fn variables(&self) -> Result<Vec<RawVariable>, String> {
+        self.file.variables().map(|v| describe(&v)).collect()
+    }
+
+    fn variable(&self, name: &str) -> Result<Variable<'_>, String> {
+        self.file
+            .variable(name)
+            .ok_or_else(|| format!("variable {name:?} vanished from the file"))
+    }
+
+    /// Reads the box `start`/`count` (over the decoded dimensions) of a
+    /// planned variable and converts it.
+    pub(crate) fn read(
+        &self,
+        plan: &VariablePlan,
+        start: &[u64],
+        count: &[u64],
+    ) -> Result<Decoded, String> {
+        let var = self.variable(&plan.name)?;
+        let mut extents: Vec<Extent> = start
+            .iter()
+            .zip(count)
+            .map(|(&s, &c)| Extent::SliceCount {
+                start: s as usize,
+                count: c as usize,
+                stride: 1,
+            })
+            .collect();
+        let n: usize = count.iter().map(|&c| c as usize).product();
+        let failed = |e: netcdf::Error| format!("reading {:?}: {e}", plan.name);
+        match &plan.decode {
+            Decode::Chars { width, fills } => {
+                let width = match width {
+                    Some(w) => {
+                        extents.push(Extent::SliceCount {
+                            start: 0,
+                            count: *w,
+                            stride: 1,
+                        });
+                        *w
+                    }
+                    None => 1,
+                };
+                let mut raw = vec![0u8; n * width];
+                if !raw.is_empty() {
+                    var.get_raw_values_into(&mut raw, extents).map_err(failed)?;
+                }
+                Ok(strings_from_chars(&raw, width.max(1), n, fills))
+            }
+            Decode::Strings { fills } => {
+                let mut out = Vec::with_capacity(n);
+                for index in box_indices(start, count) {
+                    let s = var.get_string(index.as_slice()).map_err(failed)?;
+                    out.push(if fills.contains(&s) {
+                        Vec::new()
+                    } else {
+                        s.into_bytes()
+                    });
+                }
+                Ok(Decoded::Strings(out))
+            }
+            Decode::Numbers {
+                read,
+                numeric,
+                time,
+            } => {
+                let mut raw = vec![0u8; n * width(*read)];
+                if !raw.is_empty() {
+                    var.get_raw_values_into(&mut raw, extents).map_err(failed)?;
+                }
+                let bytes = convert(&raw, *read, numeric, time)
+                    .map_err(|why| format!("variable {:?}: {why}", plan.name))?;
+                Ok(Decoded::Fixed(bytes))
+            }
+        }
+    }
+}
+
+fn describe(v: &Variable<'_>) -> Result<RawVariable, String> {
+    let name = v.name();
+    let ty = match v.vartype() {
+        NcVariableType::Int(IntType::I8) => Ok(SourceType::I8),
+        NcVariableType::Int(IntType::I16) => Ok(SourceType::I16),
+        NcVariableType::Int(IntType::I32) => Ok(SourceType::I32),
+        NcVariableType::Int(IntType::I64) => Ok(SourceType::I64),
+        NcVariableType::Int(IntType::U8) => Ok(SourceType::U8),
+        NcVariableType::Int(IntType::U16) => Ok(SourceType::U16),
+        NcVariableType::Int(IntType::U32) => Ok(SourceType::U32),
+        NcVariableType::Int(IntType::U64) => Ok(SourceType::U64),
+        NcVariableType::Float(FloatType::F32) => Ok(SourceType::F32),
+        NcVariableType::Float(FloatType::F64) => Ok(SourceType::F64),
+        NcVariableType::Char => Ok(SourceType::Char),
+        NcVariableType::String => Ok(SourceType::Str),
+        NcVariableType::Compound(_) => Err("compound".to_string()),
+        NcVariableType::Opaque(_) => Err("opaque".to_string()),
+        NcVariableType::Enum(_) => Err("enum".to_string()),
+        NcVariableType::Vlen(_) => Err("vlen".to_string()),
+    };
+    let attrs = v
+        .attributes()
+        .map(|a| {
+            Ok((
+                a.name().to_string(),
+                a.value()
+                    .map_err(|e| format!("attribute {name:?}:{:?}: {e}", a.name()))?,
+            ))
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(RawVariable {
+        ty,
+        dims: v.dimensions().iter().map(|d| (d.name(), d.len())).collect(),
+        attrs,
+        chunking: v.chunking().ok().flatten(),
+        name,
+    })
+}
+
+fn width(ty: SourceType) -> usize {
+    match ty {
+        SourceType::I8 | SourceType::U8 | SourceType::Char => 1,
+        SourceType::I16 | SourceType::U16 => 2,
+        SourceType::I32 | SourceType::U32 | SourceType::F32 => 4,
+        SourceType::I64 | SourceType::U64 | SourceType::F64 => 8,
+        SourceType::Str => std::mem::size_of::<usize>(),
+    }
+}
+
+/// Every index of a box, in C order.
+fn box_indices<'a>(start: &'a [u64], count: &'a [u64]) -> impl Iterator<Item = Vec<usize>> + 'a {
+    let total: u64 = count.iter().product();
+    (0..total).map(move |mut i| {
+        let mut index = vec![0usize; count.len()];
+        for axis in (0..count.len()).rev() {
+            index[axis] = (start[axis] + i % count[axis]) as usize;
+            i /= count[axis];
+        }
+        index
+    })
+}
+
+/// numpy's fixed-width bytes: trailing NULs dropped. Invalid UTF-8 is
+/// replaced, as atlas-python's sanitising does.
+fn strings_from_chars(raw: &[u8], width: usize, n: usize, fills: &[String]) -> Decoded {
+    let out = (0..n)
+        .map(|i| {
+            let cell = &raw[i * width..(i + 1) * width];
+            let end = cell.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+            let text = String::from_utf8_lossy(&cell[..end]).into_owned();
+            if fills.contains(&text) {
+                Vec::new()
+            } else {
+                text.into_bytes()
+            }
+        })
+        .collect();
+    Decoded::Strings(out)
+}
+
+/// One box of values, decoded and owned.
+pub(crate) enum Decoded {
+    /// Little-endian bytes of the stored type.
+    Fixed(Vec<u8>),
+    /// UTF-8 bytes, one per cell.
+    Strings(Vec<Vec<u8>>),
+}
+
+impl Decoded {
+    /// The values as the writer takes them.
+    pub(crate) fn cells(&self) -> Cells<'_> {
+        match self {
+            Decoded::Fixed(bytes) => Cells::Fixed(Cow::Borrowed(bytes)),
+            Decoded::Strings(items) => Cells::Var(items.iter().map(Vec::as_slice).collect()),
+        }
+    }
+}
+
+/// One element type of the file, read from native-endian bytes.
+trait Element: Copy {
+    const WIDTH: usize;
+    fn read(bytes: &[u8]) -> Self;
+    fn to_f64(self) -> f64;
+    fn to_f32(self) -> f32;
+    /// Exact integer value, for integer types.
+    fn to_i64(self) -> Option<i64>;
+    fn put(self, out: &mut Vec<u8>);
+}
+
+macro_rules! element {
+    ($ty:ty, $int:expr) => {
+        impl Element for $ty {
+            const WIDTH: usize = std::mem::size_of::<$ty>();
+            fn read(bytes: &[u8]) -> Self {
+                <$ty>::from_ne_bytes(bytes.try_into().expect("width checked"))
+            }
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn to_f32(self) -> f32 {
+                self as f32
+            }
+            fn to_i64(self) -> Option<i64> {
+                if $int {
+                    i64::try_from(self as i128).ok()
+                } else {
+                    None
+                }
+            }
+            fn put(self, out: &mut Vec<u8>) {
+                out.extend_from_slice(&self.to_le_bytes());
+            }
+        }
+    };
+}
+
+element!(i8, true);
+element!(i16, true);
+element!(i32, true);
+element!(i64, true);
+element!(u8, true);
+element!(u16, true);
+element!(u32, true);
+element!(u64, true);
+element!(f32, false);
+element!(f64, false);
+
+fn convert(
+    raw: &[u8],
+    read: SourceType,
+    numeric: &Numeric,
+    time: &Time,
+) -> Result<Vec<u8>, String> {
+    match read {
+        SourceType::I8 => convert_as::<i8>(raw, numeric, time),
+        SourceType::I16 => convert_as::<i16>(raw, numeric, time),
+        SourceType::I32 => convert_as::<i32>(raw, numeric, time),
+        SourceType::I64 => convert_as::<i64>(raw, numeric, time),
+        SourceType::U8 => convert_as::<u8>(raw, numeric, time),
+        SourceType::U16 => convert_as::<u16>(raw, numeric, time),
+        SourceType::U32 => convert_as::<u32>(raw, numeric, time),
+        SourceType::U64 => convert_as::<u64>(raw, numeric, time),
+        SourceType::F32 => convert_as::<f32>(raw, numeric, time),
+        SourceType::F64 => convert_as::<f64>(raw, numeric, time),
+        SourceType::Char | SourceType::Str => Err("not a numeric variable".into()),
+    }
+}
+
+/// The numbers of one box, decoded as xarray does, as little-endian bytes
+/// of the stored type.
+fn convert_as<T: Element>(raw: &[u8], numeric: &Numeric, time: &Time) -> Result<Vec<u8>, String> {
+    let values = raw.chunks_exact(T::WIDTH).map(T::read);
+    let out_width = match (numeric, time) {
+        (_, Time::Datetime(_) | Time::Timedelta { .. }) => 8,
+        (Numeric::Float { f32: true, .. }, _) => 4,
+        (Numeric::Float { f32: false, .. } | Numeric::Sentinel { .. }, _) => 8,
+        (Numeric::Raw, _) => T::WIDTH,
+    };
+    let mut out = Vec::with_capacity(raw.len() / T::WIDTH * out_width);
+    let out_of_range = || {
+        "a time value lies outside the nanosecond range (1677-2262) and would decode to cftime objects, which atlas cannot store; pass --no-decode-times".to_string()
+    };
+    match numeric {
+        Numeric::Raw => match time {
+            Time::None => out.extend_from_slice(raw_le::<T>(raw).as_ref()),
+            Time::Datetime(units) => {
+                for v in values {
+                    let ns = match v.to_i64() {
+                        Some(i) => units.count_to_ns(i),
+                        None => units.float_count_to_ns(v.to_f64()),
+                    };
+                    out.extend_from_slice(&ns.ok_or_else(out_of_range)?.to_le_bytes());
+                }
+            }
+            Time::Timedelta { unit_ns } => {
+                for v in values {
+                    let ns = match v.to_i64() {
+                        Some(i) => cftime::timedelta_from_int(i, *unit_ns),
+                        None => cftime::timedelta_from_float(v.to_f64(), *unit_ns),
+                    };
+                    out.extend_from_slice(&ns.ok_or_else(out_of_range)?.to_le_bytes());
+                }
+            }
+        },
+        Numeric::Sentinel { fills } => {
+            for v in values {
+                let i = v.to_i64().unwrap_or(NAT);
+                let i = if fills.contains(&(i as f64)) { NAT } else { i };
+                let ns = match time {
+                    Time::None => Some(i),
+                    Time::Datetime(units) => units.count_to_ns(i),
+                    Time::Timedelta { unit_ns } => cftime::timedelta_from_int(i, *unit_ns),
+                };
+                out.extend_from_slice(&ns.ok_or_else(out_of_range)?.to_le_bytes());
+            }
+        }
+        Numeric::Float {
+            f32: true,
+            fills,
+            scale,
+            offset,
+        } => {
+            let (scale, offset) = (scale.map(|s| s as f32), offset.map(|o| o as f32));
+            for v in values {
+                let mut y = v.to_f32();
+                if fills.contains(&(y as f64)) {
+                    y = f32::NAN;
+                }
+                if let Some(s) = scale {
+                    y *= s;
+                }
+                if let Some(o) = offset {
+                    y += o;
+                }
+                put_float(y as f64, Some(y), time, &mut out).ok_or_else(out_of_range)?;
+            }
+        }
+        Numeric::Float {
+            f32: false,
+            fills,
+            scale,
+            offset,
+        } => {
+            for v in values {
+                let mut y = v.to_f64();
+                if fills.contains(&y) {
+                    y = f64::NAN;
+                }
+                if let Some(s) = scale {
+                    y *= s;
+                }
+                if let Some(o) = offset {
+                    y += o;
+                }
+                put_float(y, None, time, &mut out).ok_or_else(out_of_range)?;
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Writes a decoded float: as itself (`f32` when given), or as a time.
+fn put_float(y: f64, as_f32: Option<f32>, time: &Time, out: &mut Vec<u8>) -> Option<()> {
+    match time {
+        Time::None => match as_f32 {
+            Some(y) => out.extend_from_slice(&y.to_le_bytes()),
+            None => out.extend_from_slice(&y.to_le_bytes()),
+        },
+        Time::Datetime(units) => out.extend_from_slice(&units.float_count_to_ns(y)?.to_le_bytes()),
+        Time::Timedelta { unit_ns } => {
+            out.extend_from_slice(&cftime::timedelta_from_float(y, *unit_ns)?.to_le_bytes())
+        }
+    }
+    Some(())
+}
+
+/// libnetcdf answers in native byte order; the writer wants little-endian.
+fn raw_le<T: Element>(raw: &[u8]) -> Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        return Cow::Borrowed(raw);
+    }
+    let mut out = Vec::with_capacity(raw.len());
+    for v in raw.chunks_exact(T::WIDTH).map(T::read) {
+        v.put(&mut out);
+    }
+    Cow::Owned(out)
+}

@@ -1,0 +1,390 @@
+//! `atlas create` against atlas-python 0.17.2's `atlas create` on the same
+//! generated NetCDF corpora (interop/python/make_corpus.py): every dataset,
+//! array value, shape, dimension name, fill value, attribute and statistic
+//! agree through our reader, atlas-python reads ours as it reads its own,
+//! and failures leave nothing behind. Skipped (with a message) when
+//! atlas-python is not installed; CI sets ATLAS_REQUIRE_PYTHON, where a
+//! skip is a failure.
+
+#![cfg(feature = "cli")]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use atlas_wasm::Atlas;
+use serde_json::Value;
+
+fn python_ready() -> bool {
+    let found = Command::new("atlas")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("0.17"));
+    if !found {
+        assert!(
+            std::env::var_os("ATLAS_REQUIRE_PYTHON").is_none(),
+            "atlas-python 0.17.2 is required"
+        );
+        eprintln!("atlas-python 0.17 is not installed; skipped (pip install atlas-python==0.17.2)");
+    }
+    found
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("create-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A corpus kind of make_corpus.py, generated once per test binary.
+fn corpus(kind: &str) -> PathBuf {
+    static MADE: OnceLock<std::sync::Mutex<Vec<String>>> = OnceLock::new();
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("corpus-{kind}"));
+    let mut made = MADE.get_or_init(Default::default).lock().unwrap();
+    if !made.iter().any(|k| k == kind) {
+        let _ = std::fs::remove_dir_all(&dir);
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/python/make_corpus.py");
+        let mut cmd = Command::new("python3");
+        cmd.arg(script).arg(kind).arg(&dir);
+        if kind == "big" {
+            cmd.args(["--files", "1", "--mb", "24"]);
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "make_corpus.py {kind}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        made.push(kind.to_string());
+    }
+    dir
+}
+
+fn create(program: &str, source: &Path, destination: &Path, flags: &[&str]) -> Output {
+    Command::new(program)
+        .arg("create")
+        .arg(source)
+        .arg(destination)
+        .args(flags)
+        .output()
+        .unwrap()
+}
+
+fn ours(source: &Path, destination: &Path, flags: &[&str]) -> Output {
+    create(env!("CARGO_BIN_EXE_atlas"), source, destination, flags)
+}
+
+fn theirs(source: &Path, destination: &Path, flags: &[&str]) -> Output {
+    create("atlas", source, destination, flags)
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The canonical dump through our reader, without the creation time.
+fn dump(dir: &Path) -> Value {
+    common::block_on(async {
+        let atlas = Atlas::open_path(dir).await.unwrap();
+        let mut value = common::dump::dump(&atlas).await.unwrap();
+        value.as_object_mut().unwrap().remove("created_unix_ms");
+        value
+    })
+}
+
+fn assert_same_collection(ours: &Path, theirs: &Path) {
+    let (a, b) = (dump(ours), dump(theirs));
+    let diffs = common::diff::differences(&a, &b);
+    assert!(
+        diffs.is_empty(),
+        "ours and atlas-python's differ:\n{}",
+        diffs.join("\n")
+    );
+}
+
+/// Both sides built from the same corpus with the same flags, then compared.
+fn compare(kind: &str, corpus_dir: &Path, flags: &[&str]) -> (Output, Output) {
+    let out = scratch(kind);
+    let (mine, python) = (out.join("ours"), out.join("theirs"));
+    let a = ours(corpus_dir, &mine, flags);
+    let b = theirs(corpus_dir, &python, flags);
+    assert!(
+        b.status.success(),
+        "atlas-python {flags:?}: {}",
+        text(&b.stderr)
+    );
+    assert!(a.status.success(), "ours {flags:?}: {}", text(&a.stderr));
+    assert_same_collection(&mine, &python);
+    (a, b)
+}
+
+#[test]
+fn the_main_corpus_matches_atlas_python_value_for_value() {
+    if !python_ready() {
+        return;
+    }
+    let source = corpus("main");
+    let out = scratch("main");
+    let (mine, python) = (out.join("ours"), out.join("theirs"));
+    let a = ours(&source, &mine, &[]);
+    let b = theirs(&source, &python, &[]);
+    assert!(
+        a.status.success() && b.status.success(),
+        "{}{}",
+        text(&a.stderr),
+        text(&b.stderr)
+    );
+    assert_same_collection(&mine, &python);
+    assert_eq!(
+        text(&a.stdout).replace(mine.to_str().unwrap(), "DST"),
+        text(&b.stdout).replace(python.to_str().unwrap(), "DST")
+    );
+    let stderr = text(&a.stderr);
+    assert!(
+        stderr.starts_with(&format!("Writing {} from 206 file(s)\n", mine.display())),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("[206/206] R6901236_009.nc  (0 left)") || stderr.contains("(0 left)"),
+        "{stderr}"
+    );
+
+    // atlas-python reads ours: every dataset described alike.
+    let script = r#"
+import sys
+from atlas import _ops
+a, b = sys.argv[1], sys.argv[2]
+names = _ops.list_datasets(a)
+assert names == _ops.list_datasets(b), "names differ"
+for n in names:
+    x, y = _ops.describe_dataset(a, n), _ops.describe_dataset(b, n)
+    if repr(x) != repr(y):
+        sys.exit(f"{n}: {x!r} != {y!r}")
+print(len(names))
+"#;
+    let read = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&mine)
+        .arg(&python)
+        .output()
+        .unwrap();
+    assert!(read.status.success(), "{}", text(&read.stderr));
+    assert_eq!(text(&read.stdout).trim(), "206");
+}
+
+#[test]
+fn flags_behave_as_atlas_pythons() {
+    if !python_ready() {
+        return;
+    }
+    let source = corpus("main");
+    compare("no-decode-times", &source, &["--no-decode-times", "-q"]);
+    compare("lz4", &source, &["--codec", "lz4", "-q"]);
+    compare(
+        "chunks",
+        &source,
+        &[
+            "--chunks",
+            r#"{"t2m": [2, 9, 18], "PRES": [1, 16], "time": [5]}"#,
+            "-q",
+        ],
+    );
+    let (a, _) = compare(
+        "no-recursive",
+        &source.join("grids"),
+        &["--no-recursive", "--json"],
+    );
+    let summary: Value = serde_json::from_slice(&a.stdout).unwrap();
+    assert_eq!(summary["dataset_count"], 2, "{summary}");
+}
+
+#[test]
+fn workers_keep_the_scan_order() {
+    if !python_ready() {
+        return;
+    }
+    let source = corpus("main");
+    let out = scratch("workers");
+    assert!(ours(&source, &out.join("ours"), &["-j", "3", "-q"])
+        .status
+        .success());
+    assert!(theirs(&source, &out.join("theirs"), &["-q"])
+        .status
+        .success());
+    assert_same_collection(&out.join("ours"), &out.join("theirs"));
+}
+
+/// (dataset, array, dtype) of each skipped array in a `--json` summary.
+fn skipped_arrays(summary: &Value) -> Vec<(String, String, String)> {
+    summary["skipped_arrays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["dataset"].to_string(),
+                s["array"].to_string(),
+                s["dtype"].to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn unsupported_arrays_fail_their_file_unless_left_out() {
+    if !python_ready() {
+        return;
+    }
+    let source = corpus("unsupported");
+    let out = scratch("unsupported-fail");
+    let a = ours(&source, &out.join("ours"), &["-q"]);
+    assert!(!a.status.success());
+    assert!(
+        text(&a.stderr).contains("flags.nc") && text(&a.stderr).contains("bool"),
+        "{}",
+        text(&a.stderr)
+    );
+    assert!(!out.join("ours").exists(), "a failed create leaves nothing");
+    assert!(!theirs(&source, &out.join("theirs"), &["-q"])
+        .status
+        .success());
+
+    let (a, b) = compare(
+        "unsupported",
+        &source,
+        &["--skip-unsupported", "--json", "-q"],
+    );
+    let (a, b): (Value, Value) = (
+        serde_json::from_slice(&a.stdout).unwrap(),
+        serde_json::from_slice(&b.stdout).unwrap(),
+    );
+    assert_eq!(skipped_arrays(&a), skipped_arrays(&b));
+    assert_eq!(skipped_arrays(&a).len(), 2);
+    assert_eq!(a["written"], b["written"]);
+}
+
+#[test]
+fn bad_files_abandon_the_run_unless_skipped() {
+    if !python_ready() {
+        return;
+    }
+    let source = corpus("broken");
+    // An earlier collection at the destination survives a failed run.
+    let out = scratch("broken-fail");
+    let kept = out.join("ours");
+    assert!(ours(&source.join("a"), &kept, &["-q"]).status.success());
+    let before = std::fs::read(kept.join("data.atlas")).unwrap();
+    let a = ours(&source, &kept, &["-q"]);
+    assert!(!a.status.success());
+    assert!(
+        text(&a.stderr).starts_with("atlas: "),
+        "{}",
+        text(&a.stderr)
+    );
+    assert_eq!(std::fs::read(kept.join("data.atlas")).unwrap(), before);
+    assert_eq!(
+        std::fs::read_dir(&kept).unwrap().count(),
+        1,
+        "no work files left"
+    );
+
+    let (a, b) = compare("broken", &source, &["--skip-errors", "--json", "-q"]);
+    let (a, b): (Value, Value) = (
+        serde_json::from_slice(&a.stdout).unwrap(),
+        serde_json::from_slice(&b.stdout).unwrap(),
+    );
+    assert_eq!(a["written"], b["written"]);
+    let files = |v: &Value| -> Vec<String> {
+        v["skipped"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["file"].to_string())
+            .collect()
+    };
+    assert_eq!(files(&a), files(&b));
+    assert_eq!(files(&a).len(), 3);
+    // Text mode reports the skips and exits 1, as atlas-python does.
+    let out = scratch("broken-text");
+    let a = ours(&source, &out.join("ours"), &["--skip-errors", "-q"]);
+    assert_eq!(a.status.code(), Some(1));
+    assert!(
+        text(&a.stderr).contains("  skipped ") && text(&a.stdout).contains("2 dataset(s) written"),
+        "{}",
+        text(&a.stderr)
+    );
+}
+
+#[test]
+fn large_variables_stream_in_chunks_of_the_budget() {
+    if !python_ready() {
+        return;
+    }
+    let source = corpus("big");
+    let out = scratch("big");
+    let (mine, python) = (out.join("ours"), out.join("theirs"));
+    // 4 MB per time step, a 2 MiB budget: 364 of 721 rows per chunk.
+    let a = ours(&source, &mine, &["--chunk-size", "2MiB", "-q"]);
+    assert!(a.status.success(), "{}", text(&a.stderr));
+    assert!(theirs(&source, &python, &["-q"]).status.success());
+    let (mut a, mut b) = (dump(&mine), dump(&python));
+    for (value, expected) in [
+        (&mut a, serde_json::json!([1, 364, 1440])),
+        (&mut b, Value::Null),
+    ] {
+        for dataset in value["datasets"].as_array_mut().unwrap() {
+            for array in dataset["arrays"].as_array_mut().unwrap() {
+                let chunk = array
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("chunk_shape")
+                    .unwrap();
+                if array["name"] == "field" && !expected.is_null() {
+                    assert_eq!(chunk, expected);
+                }
+            }
+        }
+    }
+    let diffs = common::diff::differences(&a, &b);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+#[test]
+fn the_log_file_records_the_run() {
+    if !python_ready() {
+        return;
+    }
+    let source = corpus("broken");
+    let out = scratch("log");
+    let log = out.join("ingest.log");
+    let run = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["create", "--skip-errors", "-q", "--log-file"])
+        .arg(&log)
+        .arg(&source)
+        .arg(out.join("c"))
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    let lines = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        lines
+            .lines()
+            .next()
+            .unwrap()
+            .contains(" INFO    atlas.cli: atlas "),
+        "{lines}"
+    );
+    assert_eq!(
+        lines.matches(" WARNING atlas.create: skipping ").count(),
+        3,
+        "{lines}"
+    );
+    assert!(
+        lines.contains("wrote 2 dataset(s); skipped 3 file(s) and 0 array(s)"),
+        "{lines}"
+    );
+}
