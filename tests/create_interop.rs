@@ -388,3 +388,31 @@ fn the_log_file_records_the_run() {
         "{lines}"
     );
 }
+
+#[test]
+fn nothing_to_read_is_a_clear_error_and_leaves_nothing() {
+    use atlas_wasm::ingest::{create, CreateError, CreateOptions};
+    let out = scratch("no-input");
+    let empty = out.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    std::fs::write(empty.join("notes.txt"), "not NetCDF").unwrap();
+    let dst = out.join("dst");
+    let options = CreateOptions::default();
+    let err = create(&empty, &dst, &options, &mut |_| {}).unwrap_err();
+    assert!(matches!(err, CreateError::NoInput(_)), "{err}");
+    assert!(
+        err.to_string().starts_with("no NetCDF files under "),
+        "{err}"
+    );
+    let err = create(&empty.join("notes.txt"), &dst, &options, &mut |_| {}).unwrap_err();
+    assert!(err.to_string().starts_with("not a directory: "), "{err}");
+    let zero = CreateOptions {
+        workers: 0,
+        ..CreateOptions::default()
+    };
+    assert!(matches!(
+        create(&empty, &dst, &zero, &mut |_| {}),
+        Err(CreateError::InvalidOption(_))
+    ));
+    assert!(!dst.exists());
+}

@@ -21,11 +21,12 @@ mkdir -p "$work"
 
 # Wall seconds and peak RSS (MiB) of one command.
 measure() {
-  local out="$work/out" stats
+  local out="$work/out"
   rm -rf "$out"
-  stats=$( { /usr/bin/time -f '%e %M' "$@" "$out" -q >/dev/null 2>/dev/null; } 2>&1 | tail -1)
+  /usr/bin/time -o "$work/time" -f '%e %M' "$@" "$out" -q >/dev/null 2>&1
+  [ -f "$out/data.atlas" ] || { echo "no collection from: $*" >&2; exit 1; }
   rm -rf "$out"
-  echo "$stats" | awk '{ printf "%.2f %.0f\n", $1, $2 / 1024 }'
+  awk '{ printf "%.2f %.0f\n", $1, $2 / 1024 }' "$work/time"
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

@@ -2,12 +2,15 @@
 //!
 //! atlas-python stores a variable whole when its file is small (at most a
 //! quarter of the chunk budget) and otherwise takes dask's "auto" chunks,
-//! which grow the file's own chunking up to the budget. We keep the first
-//! rule exactly and replace dask's heuristic with a simpler one of the same
-//! intent (docs/write-path.md): the file's chunking, grown along its last
-//! axes first until one more step would pass the budget. Each stored chunk
-//! is then read as one box, so a write never patches a chunk and memory
-//! holds one chunk per variable in flight.
+//! which leave a variable within the budget whole and grow the file's own
+//! chunking up to the budget for a larger one. We store a variable whole
+//! when its decoded size is within the budget, which gives the same answer
+//! except for a small file that decompresses past the budget (read whole,
+//! such a file could claim any amount of memory), and replace dask's
+//! heuristic with a simpler one of the same intent (docs/write-path.md):
+//! the file's chunking, grown along its last axes first. Each stored chunk is
+//! then read as one box, so a write never patches a chunk and memory holds
+//! one chunk per variable in flight.
 
 use crate::ingest::plan::VariablePlan;
 
@@ -15,7 +18,6 @@ use crate::ingest::plan::VariablePlan;
 pub(crate) fn stored_chunks(
     plan: &VariablePlan,
     explicit: Option<&[u64]>,
-    small_file: bool,
     budget: u64,
 ) -> Result<Option<Vec<u64>>, String> {
     let rank = plan.shape.len();
@@ -30,7 +32,7 @@ pub(crate) fn stored_chunks(
         return Ok(Some(chunks.to_vec()));
     }
     let elements: u64 = plan.shape.iter().product();
-    if small_file || elements.saturating_mul(plan.width) <= budget || rank == 0 {
+    if elements.saturating_mul(plan.width) <= budget || rank == 0 {
         return Ok(None);
     }
     let base: Vec<u64> = match &plan.chunking {
@@ -122,30 +124,29 @@ mod tests {
     #[test]
     fn small_arrays_stay_whole_and_large_ones_grow_the_files_chunks() {
         let p = plan(&[100, 721, 1440], Some(vec![1, 721, 1440]));
-        assert_eq!(stored_chunks(&p, None, true, 64 << 20).unwrap(), None);
-        assert_eq!(stored_chunks(&p, None, false, 1 << 30).unwrap(), None);
+        assert_eq!(stored_chunks(&p, None, 1 << 30).unwrap(), None);
         // 4 MB per time step: 16 of them fit 64 MiB.
         assert_eq!(
-            stored_chunks(&p, None, false, 64 << 20).unwrap(),
+            stored_chunks(&p, None, 64 << 20).unwrap(),
             Some(vec![16, 721, 1440])
         );
         // Contiguous: rows of the last axes.
         let p = plan(&[100, 721, 1440], None);
         assert_eq!(
-            stored_chunks(&p, None, false, 1 << 20).unwrap(),
+            stored_chunks(&p, None, 1 << 20).unwrap(),
             Some(vec![1, 182, 1440])
         );
         // A file chunk over budget is cut along its leading axes.
         let p = plan(&[100, 721, 1440], Some(vec![1, 721, 1440]));
         assert_eq!(
-            stored_chunks(&p, None, false, 2 << 20).unwrap(),
+            stored_chunks(&p, None, 2 << 20).unwrap(),
             Some(vec![1, 364, 1440])
         );
         assert_eq!(
-            stored_chunks(&p, Some(&[10, 10, 10]), false, 1).unwrap(),
+            stored_chunks(&p, Some(&[10, 10, 10]), 1).unwrap(),
             Some(vec![10, 10, 10])
         );
-        assert!(stored_chunks(&p, Some(&[10]), false, 1).is_err());
+        assert!(stored_chunks(&p, Some(&[10]), 1).is_err());
     }
 
     #[test]

@@ -7,24 +7,22 @@ use crate::format::value::Attr;
 use crate::ingest::attrs::json_string_list;
 use crate::ingest::chunking::{boxes, stored_chunks};
 use crate::ingest::plan::{plan_dataset, Unsupported};
-use crate::ingest::source::NcFile;
+use crate::ingest::source::NetcdfThread;
 use crate::ingest::{CreateOptions, COORDS_ATTR};
 use crate::write::DatasetWriter;
-
-/// Atlas-python's rule for a small file: read whole when the file is at most
-/// a quarter of the budget (room for it to grow as it decompresses).
-const WHOLE_FILE_DIVISOR: u64 = 4;
 
 /// Fills `dataset` from the file at `path` and commits it. Returns the
 /// arrays left out under `skip_unsupported`; an error leaves the dataset
 /// uncommitted (the writer forgets it when it is dropped).
 pub(crate) fn ingest_file(
+    netcdf: &NetcdfThread,
     path: &Path,
     mut dataset: DatasetWriter,
     options: &CreateOptions,
 ) -> Result<Vec<Unsupported>, String> {
-    let file = NcFile::open(path)?;
-    let plan = plan_dataset(&file.variables()?, &file.globals()?, options.decode_times)?;
+    let file = netcdf.open(path)?;
+    let (variables, globals) = file.describe()?;
+    let plan = plan_dataset(&variables, &globals, options.decode_times)?;
     let mut skipped = Vec::new();
     let mut arrays = Vec::new();
     for variable in plan.variables {
@@ -34,12 +32,10 @@ pub(crate) fn ingest_file(
             Err(u) => return Err(u.reason),
         }
     }
-    let size = std::fs::metadata(path).map_or(u64::MAX, |m| m.len());
-    let small_file = size.saturating_mul(WHOLE_FILE_DIVISOR) <= options.chunk_budget;
     let write_error = |e: crate::Error| e.to_string();
     for array in &arrays {
         let explicit = options.chunks.get(&array.name).map(Vec::as_slice);
-        let chunks = stored_chunks(array, explicit, small_file, options.chunk_budget)?;
+        let chunks = stored_chunks(array, explicit, options.chunk_budget)?;
         dataset
             .define_dtype(
                 &array.name,
@@ -50,10 +46,21 @@ pub(crate) fn ingest_file(
                 array.fill.clone(),
             )
             .map_err(write_error)?;
-        for (start, count) in boxes(&array.shape, chunks.as_deref()) {
-            let values = file.read(array, &start, &count)?;
+        // One box read ahead: libnetcdf reads (and inflates) the next chunk
+        // while this thread decodes and stores the current one.
+        let boxes = boxes(&array.shape, chunks.as_deref());
+        let mut next = match boxes.first() {
+            Some((start, count)) => Some(file.request(array, start, count)?),
+            None => None,
+        };
+        for (i, (start, count)) in boxes.iter().enumerate() {
+            let current = next.take().expect("requested one box ahead");
+            if let Some((s, c)) = boxes.get(i + 1) {
+                next = Some(file.request(array, s, c)?);
+            }
+            let values = current.decode(array)?;
             dataset
-                .write_cells(&array.name, &start, &count, &values.cells())
+                .write_cells(&array.name, start, count, &values.cells())
                 .map_err(write_error)?;
         }
         for (key, value) in &array.attrs {

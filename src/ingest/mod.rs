@@ -208,18 +208,20 @@ fn run(
 
     std::thread::scope(|scope| -> Result<(), CreateError> {
         let (done_tx, done_rx) = mpsc::channel::<Outcome>();
+        let netcdf = source::NetcdfThread::spawn();
         for _ in 0..options.workers {
             let done_tx = done_tx.clone();
+            let netcdf = netcdf.clone();
             scope.spawn(move || loop {
                 let job = work_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
                 let Ok((index, dataset)) = job else { break };
-                let outcome = file::ingest_file(&files[index], dataset, options);
+                let outcome = file::ingest_file(&netcdf, &files[index], dataset, options);
                 if done_tx.send((index, outcome)).is_err() {
                     break;
                 }
             });
         }
-        drop(done_tx);
+        drop((done_tx, netcdf));
         let mut in_flight = 0usize;
         let mut failure = None;
         for (index, path) in files.iter().enumerate() {

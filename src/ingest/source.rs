@@ -1,10 +1,14 @@
-//! The NetCDF side: a file's variables and attributes as [`RawVariable`]s,
-//! and one box of one variable read and decoded into writer cells. Every
-//! libnetcdf call goes through the `netcdf` crate, which serialises them
-//! behind one lock (HDF5 is not thread safe).
+//! The NetCDF side: one thread owns every libnetcdf call (HDF5 keeps
+//! per-thread state, such as whether it prints its error stack, and the
+//! `netcdf` crate serialises calls behind one lock anyway), and workers send
+//! it requests: open a file, describe it, read one box of raw values. The
+//! workers then decode the box themselves, so only the libnetcdf reads
+//! themselves run one at a time.
 
 use std::borrow::Cow;
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{channel, Sender};
 
 use netcdf::types::{FloatType, IntType, NcVariableType};
 use netcdf::{AttributeValue, Extent, Variable};
@@ -13,106 +17,269 @@ use crate::ingest::cftime::{self, NAT};
 use crate::ingest::plan::{Decode, Numeric, RawVariable, SourceType, Time, VariablePlan};
 use crate::write::Cells;
 
-/// An open NetCDF file's root group.
+type Reply<T> = Sender<Result<T, String>>;
+type Described = (Vec<RawVariable>, Vec<(String, AttributeValue)>);
+
+enum Request {
+    Open(PathBuf, Reply<u64>),
+    Describe(u64, Reply<Described>),
+    Read {
+        file: u64,
+        variable: String,
+        decode: Decode,
+        start: Vec<u64>,
+        count: Vec<u64>,
+        reply: Reply<Raw>,
+    },
+    Close(u64),
+}
+
+/// A box as libnetcdf returned it.
+pub(crate) enum Raw {
+    /// Native-endian numbers, or one byte per character.
+    Bytes(Vec<u8>),
+    Strings(Vec<String>),
+}
+
+/// The handle workers share; the thread ends when every clone is dropped.
+#[derive(Clone)]
+pub(crate) struct NetcdfThread {
+    requests: Sender<Request>,
+}
+
+impl NetcdfThread {
+    pub(crate) fn spawn() -> NetcdfThread {
+        let (requests, incoming) = channel::<Request>();
+        std::thread::Builder::new()
+            .name("atlas-netcdf".into())
+            .spawn(move || {
+                let mut files: HashMap<u64, netcdf::File> = HashMap::new();
+                let mut next = 0u64;
+                for request in incoming {
+                    match request {
+                        Request::Open(path, reply) => {
+                            let opened = netcdf::open(&path)
+                                .map_err(|e| format!("not a readable NetCDF file: {e}"))
+                                .map(|file| {
+                                    next += 1;
+                                    files.insert(next, file);
+                                    next
+                                });
+                            let _ = reply.send(opened);
+                        }
+                        Request::Describe(id, reply) => {
+                            let _ = reply.send(with_file(&files, id, describe_file));
+                        }
+                        Request::Read {
+                            file,
+                            variable,
+                            decode,
+                            start,
+                            count,
+                            reply,
+                        } => {
+                            let _ = reply.send(with_file(&files, file, |f| {
+                                read_raw(f, &variable, &decode, &start, &count)
+                            }));
+                        }
+                        Request::Close(id) => {
+                            files.remove(&id);
+                        }
+                    }
+                }
+            })
+            .expect("spawning the NetCDF thread");
+        NetcdfThread { requests }
+    }
+
+    fn ask<T>(&self, request: impl FnOnce(Reply<T>) -> Request) -> Result<T, String> {
+        let (reply, answer) = channel();
+        self.requests
+            .send(request(reply))
+            .map_err(|_| "the NetCDF thread stopped".to_string())?;
+        answer
+            .recv()
+            .map_err(|_| "the NetCDF thread stopped".to_string())?
+    }
+
+    pub(crate) fn open(&self, path: &Path) -> Result<NcFile, String> {
+        let id = self.ask(|reply| Request::Open(path.to_path_buf(), reply))?;
+        Ok(NcFile {
+            id,
+            thread: self.clone(),
+        })
+    }
+}
+
+fn with_file<T>(
+    files: &HashMap<u64, netcdf::File>,
+    id: u64,
+    run: impl FnOnce(&netcdf::File) -> Result<T, String>,
+) -> Result<T, String> {
+    run(files.get(&id).ok_or("the file was closed")?)
+}
+
+/// An open NetCDF file, owned by the NetCDF thread; closed when dropped.
 pub(crate) struct NcFile {
-    file: netcdf::File,
+    id: u64,
+    thread: NetcdfThread,
+}
+
+impl Drop for NcFile {
+    fn drop(&mut self) {
+        let _ = self.thread.requests.send(Request::Close(self.id));
+    }
 }
 
 impl NcFile {
-    pub(crate) fn open(path: &Path) -> Result<NcFile, String> {
-        let file = netcdf::open(path).map_err(|e| format!("not a readable NetCDF file: {e}"))?;
-        Ok(NcFile { file })
+    /// The root group's variables and global attributes, in file order.
+    pub(crate) fn describe(&self) -> Result<Described, String> {
+        self.thread.ask(|reply| Request::Describe(self.id, reply))
     }
 
-    pub(crate) fn globals(&self) -> Result<Vec<(String, AttributeValue)>, String> {
-        self.file
-            .attributes()
-            .map(|a| {
-                Ok((
-                    a.name().to_string(),
-                    a.value()
-                        .map_err(|e| format!("attribute {:?}: {e}", a.name()))?,
-                ))
-            })
-            .collect()
-    }
-
-    pub(crate) fn variables(&self) -> Result<Vec<RawVariable>, String> {
-        self.file.variables().map(|v| describe(&v)).collect()
-    }
-
-    fn variable(&self, name: &str) -> Result<Variable<'_>, String> {
-        self.file
-            .variable(name)
-            .ok_or_else(|| format!("variable {name:?} vanished from the file"))
-    }
-
-    /// Reads the box `start`/`count` (over the decoded dimensions) of a
-    /// planned variable and converts it.
-    pub(crate) fn read(
+    /// Asks for the box `start`/`count` (over the decoded dimensions) of a
+    /// planned variable; the NetCDF thread reads it while the caller goes on.
+    pub(crate) fn request(
         &self,
         plan: &VariablePlan,
         start: &[u64],
         count: &[u64],
-    ) -> Result<Decoded, String> {
-        let var = self.variable(&plan.name)?;
-        let mut extents: Vec<Extent> = start
-            .iter()
-            .zip(count)
-            .map(|(&s, &c)| Extent::SliceCount {
-                start: s as usize,
-                count: c as usize,
-                stride: 1,
+    ) -> Result<PendingBox, String> {
+        let (reply, answer) = channel();
+        self.thread
+            .requests
+            .send(Request::Read {
+                file: self.id,
+                variable: plan.name.clone(),
+                decode: plan.decode.clone(),
+                start: start.to_vec(),
+                count: count.to_vec(),
+                reply,
             })
-            .collect();
-        let n: usize = count.iter().map(|&c| c as usize).product();
-        let failed = |e: netcdf::Error| format!("reading {:?}: {e}", plan.name);
-        match &plan.decode {
-            Decode::Chars { width, fills } => {
-                let width = match width {
-                    Some(w) => {
-                        extents.push(Extent::SliceCount {
-                            start: 0,
-                            count: *w,
-                            stride: 1,
-                        });
-                        *w
-                    }
-                    None => 1,
-                };
-                let mut raw = vec![0u8; n * width];
-                if !raw.is_empty() {
-                    var.get_raw_values_into(&mut raw, extents).map_err(failed)?;
-                }
-                Ok(strings_from_chars(&raw, width.max(1), n, fills))
-            }
-            Decode::Strings { fills } => {
-                let mut out = Vec::with_capacity(n);
-                for index in box_indices(start, count) {
-                    let s = var.get_string(index.as_slice()).map_err(failed)?;
-                    out.push(if fills.contains(&s) {
-                        Vec::new()
-                    } else {
-                        s.into_bytes()
-                    });
-                }
-                Ok(Decoded::Strings(out))
-            }
-            Decode::Numbers {
-                read,
-                numeric,
-                time,
-            } => {
-                let mut raw = vec![0u8; n * width(*read)];
-                if !raw.is_empty() {
-                    var.get_raw_values_into(&mut raw, extents).map_err(failed)?;
-                }
-                let bytes = convert(&raw, *read, numeric, time)
-                    .map_err(|why| format!("variable {:?}: {why}", plan.name))?;
-                Ok(Decoded::Fixed(bytes))
-            }
+            .map_err(|_| "the NetCDF thread stopped".to_string())?;
+        Ok(PendingBox {
+            answer,
+            cells: count.iter().map(|&c| c as usize).product(),
+        })
+    }
+}
+
+/// A box being read.
+pub(crate) struct PendingBox {
+    answer: std::sync::mpsc::Receiver<Result<Raw, String>>,
+    cells: usize,
+}
+
+impl PendingBox {
+    /// Waits for the raw values and decodes them on the calling thread.
+    pub(crate) fn decode(self, plan: &VariablePlan) -> Result<Decoded, String> {
+        let raw = self
+            .answer
+            .recv()
+            .map_err(|_| "the NetCDF thread stopped".to_string())??;
+        let n = self.cells;
+        match (&plan.decode, raw) {
+            (Decode::Chars { width, fills }, Raw::Bytes(bytes)) => Ok(strings_from_chars(
+                &bytes,
+                width.unwrap_or(1).max(1),
+                n,
+                fills,
+            )),
+            (Decode::Strings { fills }, Raw::Strings(items)) => Ok(Decoded::Strings(
+                items
+                    .into_iter()
+                    .map(|s| {
+                        if fills.contains(&s) {
+                            Vec::new()
+                        } else {
+                            s.into_bytes()
+                        }
+                    })
+                    .collect(),
+            )),
+            (
+                Decode::Numbers {
+                    read,
+                    numeric,
+                    time,
+                },
+                Raw::Bytes(bytes),
+            ) => convert(bytes, *read, numeric, time)
+                .map(Decoded::Fixed)
+                .map_err(|why| format!("variable {:?}: {why}", plan.name)),
+            _ => Err(format!(
+                "variable {:?}: libnetcdf answered another kind of values",
+                plan.name
+            )),
         }
     }
+}
+
+fn describe_file(file: &netcdf::File) -> Result<Described, String> {
+    let globals = file
+        .attributes()
+        .map(|a| {
+            Ok((
+                a.name().to_string(),
+                a.value()
+                    .map_err(|e| format!("attribute {:?}: {e}", a.name()))?,
+            ))
+        })
+        .collect::<Result<_, String>>()?;
+    let variables = file
+        .variables()
+        .map(|v| describe(&v))
+        .collect::<Result<_, String>>()?;
+    Ok((variables, globals))
+}
+
+/// One box of raw values: bytes in the file's type (characters with their
+/// joined dimension), or NC_STRING cells one by one.
+fn read_raw(
+    file: &netcdf::File,
+    name: &str,
+    decode: &Decode,
+    start: &[u64],
+    count: &[u64],
+) -> Result<Raw, String> {
+    let var = file
+        .variable(name)
+        .ok_or_else(|| format!("variable {name:?} vanished from the file"))?;
+    let failed = |e: netcdf::Error| format!("reading {name:?}: {e}");
+    let mut extents: Vec<Extent> = start
+        .iter()
+        .zip(count)
+        .map(|(&s, &c)| Extent::SliceCount {
+            start: s as usize,
+            count: c as usize,
+            stride: 1,
+        })
+        .collect();
+    let n: usize = count.iter().map(|&c| c as usize).product();
+    let width = match decode {
+        Decode::Strings { .. } => {
+            let mut out = Vec::with_capacity(n);
+            for index in box_indices(start, count) {
+                out.push(var.get_string(index.as_slice()).map_err(failed)?);
+            }
+            return Ok(Raw::Strings(out));
+        }
+        Decode::Chars { width: Some(w), .. } => {
+            extents.push(Extent::SliceCount {
+                start: 0,
+                count: *w,
+                stride: 1,
+            });
+            *w
+        }
+        Decode::Chars { width: None, .. } => 1,
+        Decode::Numbers { read, .. } => width(*read),
+    };
+    let mut raw = vec![0u8; n * width];
+    if !raw.is_empty() {
+        var.get_raw_values_into(&mut raw, extents).map_err(failed)?;
+    }
+    Ok(Raw::Bytes(raw))
 }
 
 fn describe(v: &Variable<'_>) -> Result<RawVariable, String> {
@@ -263,11 +430,16 @@ element!(f32, false);
 element!(f64, false);
 
 fn convert(
-    raw: &[u8],
+    raw: Vec<u8>,
     read: SourceType,
     numeric: &Numeric,
     time: &Time,
 ) -> Result<Vec<u8>, String> {
+    // Stored as read: libnetcdf's buffer already holds the chunk's bytes.
+    if cfg!(target_endian = "little") && *numeric == Numeric::Raw && *time == Time::None {
+        return Ok(raw);
+    }
+    let raw = raw.as_slice();
     match read {
         SourceType::I8 => convert_as::<i8>(raw, numeric, time),
         SourceType::I16 => convert_as::<i16>(raw, numeric, time),
