@@ -416,3 +416,13 @@ fn nothing_to_read_is_a_clear_error_and_leaves_nothing() {
     ));
     assert!(!dst.exists());
 }
+
+#[test]
+fn decoding_rules_beyond_the_main_corpus_match() {
+    if !python_ready() {
+        return;
+    }
+    let source = corpus("edges");
+    compare("edges", &source, &["-q"]);
+    compare("edges-raw-times", &source, &["--no-decode-times", "-q"]);
+}

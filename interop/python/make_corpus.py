@@ -12,6 +12,12 @@ files go through the netCDF4 module directly, not xarray's to_netcdf, so the
 raw on-disk types, fill values and attributes are exactly the ones named here.
 What xarray then decodes them to is the behaviour under test.
 
+edges: three small files (times.nc, numbers.nc, strings.nc) for decoding
+rules main does not reach: time bounds, masked and zoned times, masked
+durations, _Unsigned="false", int32 packing, multi-valued missing_value,
+64-bit integers, attribute widths, NC_STRING fills, rank-0 strings and a
+char dimension that is also a variable.
+
 main: the comparison corpus. `atlas create OUT_DIR DST` takes it with no flags.
 
 - grids/: six gridded files over four on-disk formats and all four suffixes
@@ -588,6 +594,83 @@ def make_main(out: Path) -> None:
     write_argo(out / "argo")
 
 
+# ── edges ────────────────────────────────────────────────────────────
+
+
+def make_edges(out: Path) -> None:
+    """Decoding rules the main corpus does not reach, one file per theme."""
+    out.mkdir(parents=True, exist_ok=True)
+
+    # Times: a bounds variable without units (xarray lends it the axis's),
+    # float32 days with a fill, integer seconds with a fill (masked to NaT
+    # first), a reference date in ISO form with a zone, and time-like
+    # integers that are not decoded but still masked to int64's NaT.
+    with netCDF4.Dataset(out / "times.nc", "w", format=NC4) as ds:
+        ds.createDimension("time", 4)
+        ds.createDimension("nv", 2)
+        t = new_var(ds, "time", "f8", ("time",))
+        t.units, t.calendar, t.bounds = "days since 2000-01-01", "standard", "time_bnds"
+        t[:] = [0.0, 1.25, 2.5, 3.75]
+        b = new_var(ds, "time_bnds", "f8", ("time", "nv"))
+        b[:] = [[-0.5, 0.5], [0.75, 1.75], [2.0, 3.0], [3.25, 4.25]]
+        f = new_var(ds, "obs_day", "f4", ("time",), fill_value=np.float32(-1.0))
+        f.units = "days since 1999-12-31T12:00:00Z"
+        f[:] = np.array([0.5, -1.0, 1.25, 2.0], dtype="f4")
+        s = new_var(ds, "obs_sec", "i4", ("time",), fill_value=np.int32(-9))
+        s.units = "seconds since 1970-01-01 00:00:00 +01:00"
+        s[:] = np.array([946684800, -9, 946684801, 946771200], dtype="i4")
+        d = new_var(ds, "lag", "i2", ("time",), fill_value=np.int16(-1))
+        d.units = "seconds"
+        d[:] = np.array([5, -1, 7, 9], dtype="i2")
+        td = new_var(ds, "dwell", "i8", ("time",), fill_value=np.int64(-1))
+        td.units = "minutes"
+        td.setncattr("dtype", "timedelta64[ns]")
+        td[:] = np.array([90, -1, 3, 0], dtype="i8")
+        ds.coordinates = "station"
+        st = new_var(ds, "station", "i4", ())
+        st[...] = 7
+
+    # Numbers: _Unsigned="false" on an unsigned type, int32 packed with
+    # float32 scale and offset (float64), a two-valued missing_value, the
+    # 64-bit integers, and attribute types of every width.
+    with netCDF4.Dataset(out / "numbers.nc", "w", format=NC4) as ds:
+        ds.createDimension("x", 6)
+        u = new_var(ds, "signed_back", "u2", ("x",))
+        u.setncattr("_Unsigned", "false")
+        u[:] = np.array([0, 1, 65535, 32768, 7, 65534], dtype="u2")
+        p = new_var(ds, "packed32", "i4", ("x",), fill_value=np.int32(-2147483647))
+        p.scale_factor, p.add_offset = np.float32(0.001), np.float32(-5.0)
+        p[:] = np.array([0, 1000, -2147483647, 123456789, -5, 42], dtype="i4")
+        m = new_var(ds, "two_missing", "f8", ("x",))
+        m.missing_value = np.array([-999.0, -888.0])
+        m[:] = [1.5, -999.0, 2.5, -888.0, 3.5, 4.5]
+        big = new_var(ds, "counts", "u8", ("x",))
+        big[:] = np.array([0, 1, 2**63, 2**64 - 1, 5, 6], dtype="u8")
+        neg = new_var(ds, "offsets", "i8", ("x",))
+        neg[:] = np.array([-(2**63), -1, 0, 1, 2**62, 2**63 - 1], dtype="i8")
+        neg.bytes = np.array([1, 255], dtype="u1")
+        neg.shorts = np.array([-3, 4], dtype="i2")
+        neg.one_string = ["only"]
+        neg.tiny = np.float32(1.5e-7)
+
+    # Strings: NC_STRING with a fill, rank-0 strings and chars, and a char
+    # dimension that a variable is named after (so it is not joined).
+    with netCDF4.Dataset(out / "strings.nc", "w", format=NC4) as ds:
+        ds.createDimension("n", 3)
+        ds.createDimension("nchar", 4)
+        names = ds.createVariable("names", str, ("n",), fill_value="NA")
+        names[:] = np.array(["alpha", "NA", "gamma"], dtype=object)
+        title = ds.createVariable("title", str, ())
+        title[...] = "one string"
+        letter = new_var(ds, "letter", "S1", ())
+        letter[...] = b"Q"
+        nchar = new_var(ds, "nchar", "i4", ("nchar",))
+        nchar[:] = np.arange(4, dtype="i4")
+        code = new_var(ds, "code", "S1", ("n", "nchar"))
+        code[:] = netCDF4.stringtochar(np.array(["ab", "cdef", ""], dtype="S4"))
+        ds.empty = ""
+
+
 # ── unsupported ──────────────────────────────────────────────────────
 
 
@@ -695,7 +778,7 @@ def make_big(out: Path, files: int, mb: float) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     kinds = parser.add_subparsers(dest="kind", required=True)
-    for kind in ("main", "unsupported", "broken"):
+    for kind in ("main", "edges", "unsupported", "broken"):
         kinds.add_parser(kind).add_argument("out_dir", type=Path)
     big = kinds.add_parser("big")
     big.add_argument("out_dir", type=Path)
@@ -710,6 +793,8 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     if args.kind == "main":
         make_main(out)
+    elif args.kind == "edges":
+        make_edges(out)
     elif args.kind == "unsupported":
         make_unsupported(out)
     elif args.kind == "broken":

@@ -102,11 +102,12 @@ impl BlockPacker {
         match self.pool.submit(self.codec, raw) {
             Ok(pending) => self.compressing.push_back(pending),
             Err(raw) => {
-                // Inline, after the blocks already queued, to keep the order.
+                // Compressed here while the queued blocks finish, and
+                // appended after them to keep the order.
+                let (codec, packed) = compress(self.codec, &raw)?;
                 while !self.compressing.is_empty() {
                     self.collect(true)?;
                 }
-                let (codec, packed) = compress(self.codec, &raw)?;
                 self.append(codec, &packed, raw.len() as u64)?;
             }
         }
