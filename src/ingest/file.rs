@@ -1,15 +1,16 @@
 //! One NetCDF file into one dataset: plan it, then define and stream each
 //! array chunk by chunk, then the attributes and the coordinate marker.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use crate::format::value::Attr;
 use crate::ingest::attrs::json_string_list;
 use crate::ingest::chunking::{boxes, stored_chunks};
 use crate::ingest::plan::{plan_dataset, Unsupported};
-use crate::ingest::source::NetcdfThread;
+use crate::ingest::source::{Decoded, NetcdfThread};
 use crate::ingest::{CreateOptions, COORDS_ATTR};
-use crate::write::DatasetWriter;
+use crate::write::{Cells, DatasetWriter};
 
 /// Fills `dataset` from the file at `path` and commits it. Returns the
 /// arrays left out under `skip_unsupported`; an error leaves the dataset
@@ -58,10 +59,17 @@ pub(crate) fn ingest_file(
             if let Some((s, c)) = boxes.get(i + 1) {
                 next = Some(file.request(array, s, c)?);
             }
-            let values = current.decode(array)?;
-            dataset
-                .write_cells(&array.name, start, count, &values.cells())
-                .map_err(write_error)?;
+            // Fixed-width bytes move into the writer's block; strings are lent.
+            match current.decode(array)? {
+                Decoded::Fixed(bytes) => {
+                    dataset.write_cells(&array.name, start, count, Cells::Fixed(Cow::Owned(bytes)))
+                }
+                Decoded::Strings(items) => {
+                    let cells = Cells::Var(items.iter().map(Vec::as_slice).collect());
+                    dataset.write_cells(&array.name, start, count, cells)
+                }
+            }
+            .map_err(write_error)?;
         }
         for (key, value) in &array.attrs {
             dataset

@@ -15,7 +15,6 @@ use netcdf::{AttributeValue, Extent, Variable};
 
 use crate::ingest::cftime::{self, NAT};
 use crate::ingest::plan::{Decode, Numeric, RawVariable, SourceType, Time, VariablePlan};
-use crate::write::Cells;
 
 type Reply<T> = Sender<Result<T, String>>;
 type Described = (Vec<RawVariable>, Vec<(String, AttributeValue)>);
@@ -368,16 +367,6 @@ pub(crate) enum Decoded {
     Fixed(Vec<u8>),
     /// UTF-8 bytes, one per cell.
     Strings(Vec<Vec<u8>>),
-}
-
-impl Decoded {
-    /// The values as the writer takes them.
-    pub(crate) fn cells(&self) -> Cells<'_> {
-        match self {
-            Decoded::Fixed(bytes) => Cells::Fixed(Cow::Borrowed(bytes)),
-            Decoded::Strings(items) => Cells::Var(items.iter().map(Vec::as_slice).collect()),
-        }
-    }
 }
 
 /// One element type of the file, read from native-endian bytes.

@@ -9,6 +9,7 @@
 //! open block with what came before it and closes it (array-format's rule;
 //! it keeps blocks identical).
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -53,7 +54,7 @@ impl BlockPacker {
     }
 
     /// Appends a chunk's bytes and returns where they landed.
-    pub(crate) fn push(&mut self, bytes: &[u8]) -> Result<Placement> {
+    pub(crate) fn push(&mut self, bytes: Cow<'_, [u8]>) -> Result<Placement> {
         let id = (self.closed.len() + self.compressing.len()) as u32;
         let offset = self.open.len();
         if offset + bytes.len() > u32::MAX as usize {
@@ -62,14 +63,21 @@ impl BlockPacker {
                 offset + bytes.len()
             )));
         }
-        self.open.extend_from_slice(bytes);
+        let size = bytes.len() as u32;
+        match bytes {
+            // A chunk that fills a block on its own moves in whole.
+            Cow::Owned(owned) if self.open.is_empty() && owned.len() >= self.target => {
+                self.open = owned;
+            }
+            bytes => self.open.extend_from_slice(&bytes),
+        }
         if self.open.len() >= self.target {
             self.close()?;
         }
         Ok(ChunkAddress {
             block_id: BlockId(id),
             offset: offset as u32,
-            size: bytes.len() as u32,
+            size,
         })
     }
 
@@ -210,9 +218,9 @@ mod tests {
         for codec in [Codec::Zstd, Codec::Lz4, Codec::Uncompressed] {
             let path = scratch(codec.name());
             let mut packer = BlockPacker::new(codec, 8, path.clone(), Pool::new(1));
-            let a = packer.push(&[1; 5]).unwrap();
-            let b = packer.push(&[2; 5]).unwrap(); // closes block 0 at 10 bytes
-            let c = packer.push(&[3; 2]).unwrap();
+            let a = packer.push(Cow::Borrowed(&[1; 5])).unwrap();
+            let b = packer.push(Cow::Borrowed(&[2; 5])).unwrap(); // closes block 0 at 10 bytes
+            let c = packer.push(Cow::Borrowed(&[3; 2])).unwrap();
             assert_eq!(
                 (a.block_id.0, b.block_id.0, b.offset, c.block_id.0),
                 (0, 0, 5, 1)

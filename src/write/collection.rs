@@ -366,7 +366,7 @@ impl DatasetWriter {
         data: &[T],
     ) -> Result<()> {
         self.check_dtype(array, &T::DTYPE)?;
-        self.write_cells(array, start, shape, &T::cells(data))
+        self.write_cells(array, start, shape, T::cells(data))
     }
 
     pub(crate) fn write_cells(
@@ -374,7 +374,7 @@ impl DatasetWriter {
         array: &str,
         start: &[u64],
         shape: &[u64],
-        cells: &Cells<'_>,
+        cells: Cells<'_>,
     ) -> Result<()> {
         let mut state = lock(&self.state);
         state.check_open()?;
@@ -393,7 +393,9 @@ impl DatasetWriter {
         }
         let mut state = lock(&self.state);
         state.check_open()?;
-        state.variable(array).store(&self.name, coord, bytes)
+        state
+            .variable(array)
+            .store(&self.name, coord, std::borrow::Cow::Borrowed(bytes))
     }
 
     fn check_dtype(&self, array: &str, wanted: &DType) -> Result<()> {

@@ -2,6 +2,7 @@
 //! its own name, and the blocks that hold their chunks. Finishing it gives
 //! one array-format v6 segment.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::ops::Range;
@@ -169,7 +170,7 @@ impl Variable {
         name: &str,
         start: &[u64],
         shape: &[u64],
-        cells: &Cells<'_>,
+        cells: Cells<'_>,
     ) -> Result<()> {
         let array = self.array(name)?;
         let rank = array.shape.len();
@@ -205,6 +206,21 @@ impl Variable {
             })
             .collect();
         let input: Vec<usize> = shape.iter().map(|&s| s as usize).collect();
+        // The box is exactly one chunk: its bytes are the chunk's bytes, and
+        // owned ones move into the block without a copy (an ingest writes
+        // chunk by chunk this way).
+        let single = grid.iter().all(|r| r.end - r.start == 1);
+        if let (true, Cells::Fixed(bytes)) = (single, &cells) {
+            let coord: Vec<u32> = grid.iter().map(|r| r.start).collect();
+            let chunk = array.chunk_box(&coord);
+            if (0..rank).all(|a| chunk[a] == (start[a]..start[a] + shape[a])) {
+                let Cells::Fixed(bytes) = cells else {
+                    unreachable!("matched above")
+                };
+                return self.store(name, coord, bytes);
+            }
+            let _ = bytes;
+        }
         for coord in coords(&grid) {
             // The field alone, so the packer can be borrowed beside it.
             let array = self.arrays.get(name).expect("checked above");
@@ -219,12 +235,6 @@ impl Variable {
                 .map(|a| (overlap[a].start - start[a]) as usize)
                 .collect();
             let len = extent.iter().product::<u64>() as usize;
-            // The box is exactly this chunk: its bytes are the chunk's
-            // bytes (an ingest's chunk-by-chunk writes take this path).
-            if let (true, Cells::Fixed(bytes)) = (box_extent == input && overlap == chunk, cells) {
-                self.store(name, coord, bytes)?;
-                continue;
-            }
             let buf = if overlap == chunk {
                 let mut buf = ChunkBuf::with_capacity(&array.dtype, len);
                 let own: Vec<usize> = extent.iter().map(|&e| e as usize).collect();
@@ -232,7 +242,7 @@ impl Variable {
                     &box_extent,
                     (&input, &from),
                     (&own, &vec![0; rank]),
-                    |src, _, run| buf.push_run(cells, src, run),
+                    |src, _, run| buf.push_run(&cells, src, run),
                 );
                 buf
             } else {
@@ -250,20 +260,25 @@ impl Variable {
                     &box_extent,
                     (&input, &from),
                     (&own, &at),
-                    |src, dst, run| buf.put_run(dst, cells, src, run),
+                    |src, dst, run| buf.put_run(dst, &cells, src, run),
                 );
                 buf
             };
-            self.store(name, coord, &buf.encode())?;
+            self.store(name, coord, Cow::Owned(buf.encode()))?;
         }
         Ok(())
     }
 
     /// Stores one chunk's encoded bytes, as they are; its statistics come
     /// from the bytes.
-    pub(crate) fn store(&mut self, name: &str, coord: Vec<u32>, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn store(
+        &mut self,
+        name: &str,
+        coord: Vec<u32>,
+        bytes: Cow<'_, [u8]>,
+    ) -> Result<()> {
         let array = self.array(name)?;
-        let partial = stats::chunk_partial(bytes, &array.dtype, array.fill.as_ref());
+        let partial = stats::chunk_partial(&bytes, &array.dtype, array.fill.as_ref());
         let at = self.blocks.push(bytes)?;
         let array = self.arrays.get_mut(name).expect("checked above");
         array.chunks.insert(coord, Written { at, partial });
@@ -396,9 +411,8 @@ mod tests {
             Some(FillValue::Int(-1)),
         )
         .unwrap();
-        v.write("d", &[1], &[3], &i32::cells(&[10, 11, 12]))
-            .unwrap();
-        v.write("d", &[0], &[1], &i32::cells(&[9])).unwrap();
+        v.write("d", &[1], &[3], i32::cells(&[10, 11, 12])).unwrap();
+        v.write("d", &[0], &[1], i32::cells(&[9])).unwrap();
         let (raw, f) = footer(v);
         let a = &f.arrays[0];
         let chunk = |i: usize| {
@@ -434,12 +448,12 @@ mod tests {
             "d",
             &[1, 1],
             &[1, 2],
-            &String::cells(&["a".into(), "bc".into()]),
+            String::cells(&["a".into(), "bc".into()]),
         )
         .unwrap();
         v.define("s", 0, DType::Float64, vec![], &[], None, None)
             .unwrap();
-        v.write("s", &[], &[], &f64::cells(&[2.5])).unwrap();
+        v.write("s", &[], &[], f64::cells(&[2.5])).unwrap();
         let (_, f) = footer(v);
         assert_eq!(f.arrays[0].chunks.len(), 2);
         assert_eq!(f.arrays[1].chunk_shape, Vec::<u32>::new());
@@ -452,8 +466,8 @@ mod tests {
         v.define("d", 0, DType::Int8, vec![], &[4], Some(&[0]), None)
             .unwrap_err();
         v.define("d", 0, DType::Int8, vec![], &[0, 3], Some(&[0, 3]), None)?;
-        v.write("d", &[0, 0], &[0, 3], &i8::cells(&[]))?;
-        v.write("d", &[0, 1], &[0, 3], &i8::cells(&[])).unwrap_err();
+        v.write("d", &[0, 0], &[0, 3], i8::cells(&[]))?;
+        v.write("d", &[0, 1], &[0, 3], i8::cells(&[])).unwrap_err();
         let (_, f) = footer(v);
         assert_eq!(f.arrays[0].chunk_shape, vec![1, 3]);
         Ok(())
