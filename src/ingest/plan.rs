@@ -329,7 +329,7 @@ fn plan_variable(
         unsupported(
             &kind,
             format!(
-                "variable {:?} has the NetCDF type {kind}, which atlas cannot store",
+                "variable {:?} has the NetCDF type {kind}, which atlas cannot store; pass --skip-unsupported to leave it out",
                 var.name
             ),
         )
@@ -343,7 +343,7 @@ fn plan_variable(
         return Err(unsupported(
             "bool",
             format!(
-                "numpy dtype dtype('bool') of variable {:?} is not supported by atlas",
+                "variable {:?} holds booleans (attribute dtype = \"bool\"), which atlas cannot store; pass --skip-unsupported to leave it out",
                 var.name
             ),
         ));
@@ -855,5 +855,17 @@ mod tests {
                 fills: vec![]
             }
         );
+    }
+
+    #[test]
+    fn types_atlas_cannot_store_are_named() {
+        let mut v = var("c", SourceType::I8, &[("x", 1)], vec![]);
+        v.ty = Err("compound".into());
+        let plan = plan_dataset(&[v], &[], true).unwrap();
+        let err = plan.variables[0].as_ref().unwrap_err();
+        assert_eq!((err.array.as_str(), err.dtype.as_str()), ("c", "compound"));
+        assert!(err.reason.contains("--skip-unsupported"), "{}", err.reason);
+        let bad = var("x", SourceType::F32, &[("x", 2), ("y", 2)], vec![]);
+        assert!(plan_dataset(&[bad], &[], true).is_err(), "named after a dimension, yet 2-D");
     }
 }
