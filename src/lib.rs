@@ -20,6 +20,8 @@ pub mod format;
 #[cfg(feature = "netcdf")]
 pub mod ingest;
 mod nd;
+#[cfg(feature = "netcdf")]
+pub mod pytext;
 pub mod read;
 pub mod source;
 #[cfg(target_arch = "wasm32")]

@@ -866,6 +866,9 @@ mod tests {
         assert_eq!((err.array.as_str(), err.dtype.as_str()), ("c", "compound"));
         assert!(err.reason.contains("--skip-unsupported"), "{}", err.reason);
         let bad = var("x", SourceType::F32, &[("x", 2), ("y", 2)], vec![]);
-        assert!(plan_dataset(&[bad], &[], true).is_err(), "named after a dimension, yet 2-D");
+        assert!(
+            plan_dataset(&[bad], &[], true).is_err(),
+            "named after a dimension, yet 2-D"
+        );
     }
 }

@@ -214,17 +214,24 @@ impl PendingBox {
     }
 }
 
-fn describe_file(file: &netcdf::File) -> Result<Described, String> {
-    let globals = file
-        .attributes()
+/// Attribute names and values, in file order; `owner` names the variable
+/// in an error (empty for global attributes).
+fn read_attributes<'a>(
+    attributes: impl Iterator<Item = netcdf::Attribute<'a>>,
+    owner: &str,
+) -> Result<Vec<(String, AttributeValue)>, String> {
+    attributes
         .map(|a| {
-            Ok((
-                a.name().to_string(),
-                a.value()
-                    .map_err(|e| format!("attribute {:?}: {e}", a.name()))?,
-            ))
+            let value = a
+                .value()
+                .map_err(|e| format!("attribute {owner}:{}: {e}", a.name()))?;
+            Ok((a.name().to_string(), value))
         })
-        .collect::<Result<_, String>>()?;
+        .collect()
+}
+
+fn describe_file(file: &netcdf::File) -> Result<Described, String> {
+    let globals = read_attributes(file.attributes(), "")?;
     let variables = file
         .variables()
         .map(|v| describe(&v))
@@ -301,16 +308,7 @@ fn describe(v: &Variable<'_>) -> Result<RawVariable, String> {
         NcVariableType::Enum(_) => Err("enum".to_string()),
         NcVariableType::Vlen(_) => Err("vlen".to_string()),
     };
-    let attrs = v
-        .attributes()
-        .map(|a| {
-            Ok((
-                a.name().to_string(),
-                a.value()
-                    .map_err(|e| format!("attribute {name:?}:{:?}: {e}", a.name()))?,
-            ))
-        })
-        .collect::<Result<_, String>>()?;
+    let attrs = read_attributes(v.attributes(), &name)?;
     Ok(RawVariable {
         ty,
         dims: v.dimensions().iter().map(|d| (d.name(), d.len())).collect(),
