@@ -71,31 +71,35 @@ pub(crate) fn stored_chunks(
     Ok(Some(chunk))
 }
 
-/// The boxes (start, count) covering an array chunk by chunk, in C order.
-pub(crate) fn boxes(shape: &[u64], chunk: Option<&[u64]>) -> Vec<(Vec<u64>, Vec<u64>)> {
-    if shape.contains(&0) {
-        return Vec::new();
-    }
-    let chunk: Vec<u64> = chunk.map_or_else(|| shape.to_vec(), <[u64]>::to_vec);
+/// The boxes (start, count) covering an array chunk by chunk, in C order;
+/// made as they are taken, since a grid can have billions of cells.
+pub(crate) fn boxes(
+    shape: &[u64],
+    chunk: Option<&[u64]>,
+) -> impl Iterator<Item = (Vec<u64>, Vec<u64>)> + use<> {
+    let shape = shape.to_vec();
+    let chunk: Vec<u64> = chunk.map_or_else(|| shape.clone(), <[u64]>::to_vec);
     let grid: Vec<u64> = shape
         .iter()
         .zip(&chunk)
         .map(|(&s, &c)| s.div_ceil(c.max(1)))
         .collect();
-    let total: u64 = grid.iter().product();
-    (0..total)
-        .map(|mut i| {
-            let mut start = vec![0u64; shape.len()];
-            let mut count = vec![0u64; shape.len()];
-            for axis in (0..shape.len()).rev() {
-                let c = chunk[axis].max(1);
-                start[axis] = (i % grid[axis]) * c;
-                count[axis] = c.min(shape[axis] - start[axis]);
-                i /= grid[axis];
-            }
-            (start, count)
-        })
-        .collect()
+    let total: u64 = if shape.contains(&0) {
+        0
+    } else {
+        grid.iter().product()
+    };
+    (0..total).map(move |mut i| {
+        let mut start = vec![0u64; shape.len()];
+        let mut count = vec![0u64; shape.len()];
+        for axis in (0..shape.len()).rev() {
+            let c = chunk[axis].max(1);
+            start[axis] = (i % grid[axis]) * c;
+            count[axis] = c.min(shape[axis] - start[axis]);
+            i /= grid[axis];
+        }
+        (start, count)
+    })
 }
 
 #[cfg(test)]
@@ -151,10 +155,16 @@ mod tests {
 
     #[test]
     fn boxes_tile_the_array_with_clipped_edges() {
-        assert_eq!(boxes(&[5], Some(&[2])).len(), 3);
-        assert_eq!(boxes(&[5], Some(&[2]))[2], (vec![4], vec![1]));
-        assert_eq!(boxes(&[2, 3], None), vec![(vec![0, 0], vec![2, 3])]);
-        assert!(boxes(&[0, 3], None).is_empty());
-        assert_eq!(boxes(&[], None), vec![(vec![], vec![])]);
+        let all = |shape: &[u64], chunk: Option<&[u64]>| boxes(shape, chunk).collect::<Vec<_>>();
+        assert_eq!(all(&[5], Some(&[2])).len(), 3);
+        assert_eq!(all(&[5], Some(&[2]))[2], (vec![4], vec![1]));
+        assert_eq!(all(&[2, 3], None), vec![(vec![0, 0], vec![2, 3])]);
+        assert!(all(&[0, 3], None).is_empty());
+        assert_eq!(all(&[], None), vec![(vec![], vec![])]);
+        // Lazily: a grid of 10^12 cells costs nothing until walked.
+        assert_eq!(
+            boxes(&[1 << 40, 1 << 40], Some(&[1 << 20, 1])).nth(3),
+            Some((vec![0, 3], vec![1 << 20, 1]))
+        );
     }
 }

@@ -49,14 +49,15 @@ pub(crate) fn ingest_file(
             .map_err(write_error)?;
         // One box read ahead: libnetcdf reads (and inflates) the next chunk
         // while this thread decodes and stores the current one.
-        let boxes = boxes(&array.shape, chunks.as_deref());
-        let mut next = match boxes.first() {
+        let mut boxes = boxes(&array.shape, chunks.as_deref()).peekable();
+        let mut next = match boxes.peek() {
             Some((start, count)) => Some(file.request(array, start, count)?),
             None => None,
         };
-        for (i, (start, count)) in boxes.iter().enumerate() {
+        while let Some((start, count)) = boxes.next() {
+            let (start, count) = (&start, &count);
             let current = next.take().expect("requested one box ahead");
-            if let Some((s, c)) = boxes.get(i + 1) {
+            if let Some((s, c)) = boxes.peek() {
                 next = Some(file.request(array, s, c)?);
             }
             // Fixed-width bytes move into the writer's block; strings are lent.
