@@ -31,7 +31,8 @@ pub(crate) fn stored_chunks(
         }
         return Ok(Some(chunks.to_vec()));
     }
-    let elements: u64 = plan.shape.iter().product();
+    // Saturating: a declared shape can overflow u64 (the writer refuses it).
+    let elements = plan.shape.iter().fold(1u64, |a, &s| a.saturating_mul(s));
     if elements.saturating_mul(plan.width) <= budget || rank == 0 {
         return Ok(None);
     }
@@ -87,7 +88,7 @@ pub(crate) fn boxes(
     let total: u64 = if shape.contains(&0) {
         0
     } else {
-        grid.iter().product()
+        grid.iter().fold(1u64, |a, &g| a.saturating_mul(g))
     };
     (0..total).map(move |mut i| {
         let mut start = vec![0u64; shape.len()];

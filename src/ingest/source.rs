@@ -178,12 +178,9 @@ impl PendingBox {
             .map_err(|_| "the NetCDF thread stopped".to_string())??;
         let n = self.cells;
         match (&plan.decode, raw) {
-            (Decode::Chars { width, fills }, Raw::Bytes(bytes)) => Ok(strings_from_chars(
-                &bytes,
-                width.unwrap_or(1).max(1),
-                n,
-                fills,
-            )),
+            (Decode::Chars { width, fills }, Raw::Bytes(bytes)) => {
+                Ok(strings_from_chars(&bytes, width.unwrap_or(1), n, fills))
+            }
             (Decode::Strings { fills }, Raw::Strings(items)) => Ok(Decoded::Strings(
                 items
                     .into_iter()
@@ -346,7 +343,8 @@ fn box_indices<'a>(start: &'a [u64], count: &'a [u64]) -> impl Iterator<Item = V
 fn strings_from_chars(raw: &[u8], width: usize, n: usize, fills: &[String]) -> Decoded {
     let out = (0..n)
         .map(|i| {
-            let cell = &raw[i * width..(i + 1) * width];
+            // A zero-width character dimension gives empty strings.
+            let cell = raw.get(i * width..(i + 1) * width).unwrap_or_default();
             let end = cell.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
             let text = String::from_utf8_lossy(&cell[..end]).into_owned();
             if fills.contains(&text) {
@@ -560,4 +558,74 @@ fn raw_le<T: Element>(raw: &[u8]) -> Cow<'_, [u8]> {
         v.put(&mut out);
     }
     Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::cftime::datetime_units;
+
+    fn strings(d: Decoded) -> Vec<String> {
+        match d {
+            Decoded::Strings(items) => items
+                .into_iter()
+                .map(|b| String::from_utf8(b).unwrap())
+                .collect(),
+            Decoded::Fixed(_) => panic!("fixed"),
+        }
+    }
+
+    #[test]
+    fn characters_become_strings_without_trailing_nuls() {
+        let raw = b"ab\0\0 \0\0\0cdef";
+        let fills = vec![" ".to_string()];
+        assert_eq!(
+            strings(strings_from_chars(raw, 4, 3, &fills)),
+            ["ab", "", "cdef"]
+        );
+        // A zero-width character dimension: empty strings, no panic.
+        assert_eq!(strings(strings_from_chars(b"", 0, 2, &[])), ["", ""]);
+    }
+
+    #[test]
+    fn numbers_decode_in_xarrays_order_and_precision() {
+        let i16s: Vec<u8> = [100i16, -32767, 7]
+            .iter()
+            .flat_map(|v| v.to_ne_bytes())
+            .collect();
+        let packed = Numeric::Float {
+            f32: true,
+            fills: vec![-32767.0],
+            scale: Some(0.01),
+            offset: Some(273.15),
+        };
+        let out = convert(i16s.clone(), SourceType::I16, &packed, &Time::None).unwrap();
+        let got: Vec<f32> = out
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        // float32 arithmetic, mask first: 100 * 0.01f32 + 273.15f32.
+        assert_eq!(got[0], 100f32 * 0.01f32 + 273.15f32);
+        assert!(got[1].is_nan());
+        let days = datetime_units("days since 1970-01-01", None).unwrap();
+        let sentinel = Numeric::Sentinel { fills: vec![7.0] };
+        let out = convert(i16s, SourceType::I16, &sentinel, &Time::Datetime(days)).unwrap();
+        let got: Vec<i64> = out
+            .chunks_exact(8)
+            .map(|b| i64::from_le_bytes(b.try_into().unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [100 * 86_400_000_000_000, -32767 * 86_400_000_000_000, NAT]
+        );
+        let far = datetime_units("days since 2200-01-01", None).unwrap();
+        let err = convert(
+            100_000i32.to_ne_bytes().to_vec(),
+            SourceType::I32,
+            &Numeric::Raw,
+            &Time::Datetime(far),
+        )
+        .unwrap_err();
+        assert!(err.contains("--no-decode-times"), "{err}");
+    }
 }

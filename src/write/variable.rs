@@ -104,6 +104,15 @@ impl Variable {
             .iter()
             .map(|&s| to_u32(s, "axis length"))
             .collect::<Result<_>>()?;
+        if shape
+            .iter()
+            .try_fold(1u64, |a, &s| a.checked_mul(s as u64))
+            .is_none()
+        {
+            return Err(Error::TooLarge(format!(
+                "an array of shape {shape:?} has more elements than a 64-bit count holds"
+            )));
+        }
         let chunk: Vec<u64> = chunk_shape.map_or_else(
             || shape.iter().map(|&s| s as u64).collect(),
             <[u64]>::to_vec,
@@ -463,6 +472,16 @@ mod tests {
 
     fn v_errors() -> Result<()> {
         let mut v = variable("errors");
+        let huge = v.define(
+            "h",
+            0,
+            DType::Int8,
+            vec![],
+            &[1 << 31, 1 << 31, 1 << 31],
+            None,
+            None,
+        );
+        assert_eq!(huge.unwrap_err().code(), "TooLarge");
         v.define("d", 0, DType::Int8, vec![], &[4], Some(&[0]), None)
             .unwrap_err();
         v.define("d", 0, DType::Int8, vec![], &[0, 3], Some(&[0, 3]), None)?;
