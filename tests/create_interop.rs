@@ -426,3 +426,33 @@ fn decoding_rules_beyond_the_main_corpus_match() {
     compare("edges", &source, &["-q"]);
     compare("edges-raw-times", &source, &["--no-decode-times", "-q"]);
 }
+
+#[test]
+fn a_truncated_classic_file_is_an_error_not_zeros() {
+    if !python_ready() {
+        return;
+    }
+    // libnetcdf reads a classic file's missing tail as zeros (atlas-python
+    // stores them); the header says how long the file must be.
+    let whole = corpus("main").join("grids/2024/ocean_daily.cdf");
+    let out = scratch("truncated-classic");
+    let bytes = std::fs::read(&whole).unwrap();
+    let source = out.join("src");
+    std::fs::create_dir_all(&source).unwrap();
+    std::fs::write(
+        source.join("ocean_daily.cdf"),
+        &bytes[..bytes.len() * 3 / 4],
+    )
+    .unwrap();
+    let run = ours(&source, &out.join("c"), &["-q"]);
+    assert!(!run.status.success());
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "truncated: its header places data up to byte {}",
+            bytes.len()
+        )),
+        "{stderr}"
+    );
+    assert!(!out.join("c").exists());
+}

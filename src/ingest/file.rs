@@ -7,6 +7,7 @@ use std::path::Path;
 use crate::format::value::Attr;
 use crate::ingest::attrs::json_string_list;
 use crate::ingest::chunking::{boxes, stored_chunks};
+use crate::ingest::classic;
 use crate::ingest::plan::{plan_dataset, Unsupported};
 use crate::ingest::source::{Decoded, NetcdfThread};
 use crate::ingest::{CreateOptions, COORDS_ATTR};
@@ -21,6 +22,7 @@ pub(crate) fn ingest_file(
     mut dataset: DatasetWriter,
     options: &CreateOptions,
 ) -> Result<Vec<Unsupported>, String> {
+    classic::check_complete(path)?;
     let file = netcdf.open(path)?;
     let (variables, globals) = file.describe()?;
     let plan = plan_dataset(&variables, &globals, options.decode_times)?;

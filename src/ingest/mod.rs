@@ -13,6 +13,7 @@
 mod attrs;
 mod cftime;
 mod chunking;
+mod classic;
 mod file;
 mod plan;
 mod scan;
