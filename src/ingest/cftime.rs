@@ -51,7 +51,7 @@ pub(crate) struct DatetimeUnits {
 
 /// Whether `units` is datetime-like in xarray's sense (`X since Y`).
 pub(crate) fn is_datetime_units(units: &str) -> bool {
-    units.contains("since") && split_since(units).is_some()
+    split_since(units).is_some()
 }
 
 /// Whether `units` names a duration unit exactly, as xarray's mask coder checks.

@@ -199,7 +199,7 @@ fn run(
     let writer = AtlasWriter::create(destination, config)?;
     let total = files.len();
     on_event(Event::Started { total });
-    let mut book = Book::new(files, options, total);
+    let mut book = Book::new(files, options);
     let mut claimed = std::collections::HashSet::new();
     // At most two files per worker wait, so a long scan never holds a
     // dataset open for every file at once.
@@ -295,11 +295,11 @@ struct Book<'a> {
 }
 
 impl<'a> Book<'a> {
-    fn new(files: &'a [PathBuf], options: &'a CreateOptions, total: usize) -> Self {
+    fn new(files: &'a [PathBuf], options: &'a CreateOptions) -> Self {
         Self {
             files,
             options,
-            total,
+            total: files.len(),
             done: 0,
             written: Vec::new(),
             skipped: Vec::new(),

@@ -54,7 +54,8 @@ impl SourceType {
         )
     }
 
-    fn width(self) -> usize {
+    /// Bytes per element in memory (NC_STRING cells are read one by one).
+    pub(crate) fn width(self) -> usize {
         match self {
             SourceType::I8 | SourceType::U8 | SourceType::Char => 1,
             SourceType::I16 | SourceType::U16 => 2,

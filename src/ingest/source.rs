@@ -276,7 +276,7 @@ fn read_raw(
             *w
         }
         Decode::Chars { width: None, .. } => 1,
-        Decode::Numbers { read, .. } => width(*read),
+        Decode::Numbers { read, .. } => read.width(),
     };
     let mut raw = vec![0u8; n * width];
     if !raw.is_empty() {
@@ -313,16 +313,6 @@ fn describe(v: &Variable<'_>) -> Result<RawVariable, String> {
         chunking: v.chunking().ok().flatten(),
         name,
     })
-}
-
-fn width(ty: SourceType) -> usize {
-    match ty {
-        SourceType::I8 | SourceType::U8 | SourceType::Char => 1,
-        SourceType::I16 | SourceType::U16 => 2,
-        SourceType::I32 | SourceType::U32 | SourceType::F32 => 4,
-        SourceType::I64 | SourceType::U64 | SourceType::F64 => 8,
-        SourceType::Str => std::mem::size_of::<usize>(),
-    }
 }
 
 /// Every index of a box, in C order.
