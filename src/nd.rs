@@ -103,6 +103,26 @@ pub(crate) fn for_each_run(
     }
 }
 
+/// Every index of a box of `counts`, in C order, as offsets from its
+/// corner; made as they are taken, since a grid can have billions of cells.
+/// An empty axis gives none; rank 0 gives one.
+#[cfg_attr(not(feature = "writer"), allow(dead_code))]
+pub(crate) fn c_order(counts: &[u64]) -> impl Iterator<Item = Vec<u64>> + use<> {
+    let counts = counts.to_vec();
+    let total = counts
+        .iter()
+        .try_fold(1u64, |a, &n| a.checked_mul(n))
+        .unwrap_or(u64::MAX);
+    (0..total).map(move |mut i| {
+        let mut at = vec![0u64; counts.len()];
+        for axis in (0..counts.len()).rev() {
+            at[axis] = i % counts[axis];
+            i /= counts[axis];
+        }
+        at
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -151,5 +171,14 @@ mod tests {
             scalar.push((s, d, r))
         });
         assert_eq!(scalar, vec![(0, 0, 1)]);
+    }
+
+    #[test]
+    fn c_order_walks_the_last_axis_fastest() {
+        let all: Vec<Vec<u64>> = c_order(&[2, 3]).collect();
+        assert_eq!(all[..4], [vec![0, 0], vec![0, 1], vec![0, 2], vec![1, 0]]);
+        assert_eq!(all.len(), 6);
+        assert_eq!(c_order(&[4, 0]).count(), 0);
+        assert_eq!(c_order(&[]).collect::<Vec<_>>(), [Vec::<u64>::new()]);
     }
 }

@@ -13,6 +13,7 @@
 //! one chunk per variable in flight.
 
 use crate::ingest::plan::VariablePlan;
+use crate::nd::c_order;
 
 /// The chunk shape to store, `None` for the whole array.
 pub(crate) fn stored_chunks(
@@ -85,20 +86,19 @@ pub(crate) fn boxes(
         .zip(&chunk)
         .map(|(&s, &c)| s.div_ceil(c.max(1)))
         .collect();
-    let total: u64 = if shape.contains(&0) {
-        0
-    } else {
-        grid.iter().fold(1u64, |a, &g| a.saturating_mul(g))
-    };
-    (0..total).map(move |mut i| {
-        let mut start = vec![0u64; shape.len()];
-        let mut count = vec![0u64; shape.len()];
-        for axis in (0..shape.len()).rev() {
-            let c = chunk[axis].max(1);
-            start[axis] = (i % grid[axis]) * c;
-            count[axis] = c.min(shape[axis] - start[axis]);
-            i /= grid[axis];
-        }
+    // An empty axis has an empty grid: no boxes.
+    c_order(&grid).map(move |cell| {
+        let start: Vec<u64> = cell
+            .iter()
+            .zip(&chunk)
+            .map(|(&g, &c)| g * c.max(1))
+            .collect();
+        let count = start
+            .iter()
+            .zip(&chunk)
+            .zip(&shape)
+            .map(|((&s, &c), &n)| c.max(1).min(n - s))
+            .collect();
         (start, count)
     })
 }

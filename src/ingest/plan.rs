@@ -400,7 +400,7 @@ fn plan_variable(
                     scale: scale.map(|s| s.0),
                     offset: offset.map(|o| o.0),
                 }
-            } else if !fills.is_empty() || (!fills_present.is_empty() && !read.is_int()) {
+            } else if !fills.is_empty() {
                 if (datetime_like || timedelta_like) && read.is_int() {
                     Numeric::Sentinel { fills }
                 } else {

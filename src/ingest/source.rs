@@ -8,15 +8,21 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{channel, Sender};
+use std::sync::mpsc::{channel, Receiver, Sender};
 
 use netcdf::types::{FloatType, IntType, NcVariableType};
 use netcdf::{AttributeValue, Extent, Variable};
 
 use crate::ingest::cftime::{self, NAT};
 use crate::ingest::plan::{Decode, Numeric, RawVariable, SourceType, Time, VariablePlan};
+use crate::nd::c_order;
 
 type Reply<T> = Sender<Result<T, String>>;
+type Answer<T> = Receiver<Result<T, String>>;
+
+fn stopped() -> String {
+    "the NetCDF thread stopped".to_string()
+}
 type Described = (Vec<RawVariable>, Vec<(String, AttributeValue)>);
 
 enum Request {
@@ -91,14 +97,16 @@ impl NetcdfThread {
         NetcdfThread { requests }
     }
 
-    fn ask<T>(&self, request: impl FnOnce(Reply<T>) -> Request) -> Result<T, String> {
+    /// Sends a request; the answer arrives on the returned channel.
+    fn send<T>(&self, request: impl FnOnce(Reply<T>) -> Request) -> Result<Answer<T>, String> {
         let (reply, answer) = channel();
-        self.requests
-            .send(request(reply))
-            .map_err(|_| "the NetCDF thread stopped".to_string())?;
-        answer
-            .recv()
-            .map_err(|_| "the NetCDF thread stopped".to_string())?
+        self.requests.send(request(reply)).map_err(|_| stopped())?;
+        Ok(answer)
+    }
+
+    /// Sends a request and waits for its answer.
+    fn ask<T>(&self, request: impl FnOnce(Reply<T>) -> Request) -> Result<T, String> {
+        self.send(request)?.recv().map_err(|_| stopped())?
     }
 
     pub(crate) fn open(&self, path: &Path) -> Result<NcFile, String> {
@@ -144,18 +152,14 @@ impl NcFile {
         start: &[u64],
         count: &[u64],
     ) -> Result<PendingBox, String> {
-        let (reply, answer) = channel();
-        self.thread
-            .requests
-            .send(Request::Read {
-                file: self.id,
-                variable: plan.name.clone(),
-                decode: plan.decode.clone(),
-                start: start.to_vec(),
-                count: count.to_vec(),
-                reply,
-            })
-            .map_err(|_| "the NetCDF thread stopped".to_string())?;
+        let answer = self.thread.send(|reply| Request::Read {
+            file: self.id,
+            variable: plan.name.clone(),
+            decode: plan.decode.clone(),
+            start: start.to_vec(),
+            count: count.to_vec(),
+            reply,
+        })?;
         Ok(PendingBox {
             answer,
             cells: count.iter().map(|&c| c as usize).product(),
@@ -165,17 +169,14 @@ impl NcFile {
 
 /// A box being read.
 pub(crate) struct PendingBox {
-    answer: std::sync::mpsc::Receiver<Result<Raw, String>>,
+    answer: Answer<Raw>,
     cells: usize,
 }
 
 impl PendingBox {
     /// Waits for the raw values and decodes them on the calling thread.
     pub(crate) fn decode(self, plan: &VariablePlan) -> Result<Decoded, String> {
-        let raw = self
-            .answer
-            .recv()
-            .map_err(|_| "the NetCDF thread stopped".to_string())??;
+        let raw = self.answer.recv().map_err(|_| stopped())??;
         let n = self.cells;
         match (&plan.decode, raw) {
             (Decode::Chars { width, fills }, Raw::Bytes(bytes)) => {
@@ -316,15 +317,13 @@ fn describe(v: &Variable<'_>) -> Result<RawVariable, String> {
 }
 
 /// Every index of a box, in C order.
-fn box_indices<'a>(start: &'a [u64], count: &'a [u64]) -> impl Iterator<Item = Vec<usize>> + 'a {
-    let total: u64 = count.iter().product();
-    (0..total).map(move |mut i| {
-        let mut index = vec![0usize; count.len()];
-        for axis in (0..count.len()).rev() {
-            index[axis] = (start[axis] + i % count[axis]) as usize;
-            i /= count[axis];
-        }
-        index
+fn box_indices<'a>(start: &'a [u64], count: &[u64]) -> impl Iterator<Item = Vec<usize>> + 'a {
+    c_order(count).map(move |offset| {
+        offset
+            .iter()
+            .zip(start)
+            .map(|(&o, &s)| (s + o) as usize)
+            .collect()
     })
 }
 

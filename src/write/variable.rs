@@ -17,7 +17,7 @@ use crate::format::segment::{
     encode_segment_footer, ArrayMeta, ChunkEntry, SegmentFooter, SEGMENT_VERSION,
 };
 use crate::format::value::{Attr, FillValue};
-use crate::nd::for_each_run;
+use crate::nd::{c_order, for_each_run};
 use crate::write::blocks::{BlockPacker, Placement};
 use crate::write::chunk::ChunkBuf;
 use crate::write::element::Cells;
@@ -364,15 +364,13 @@ impl Variable {
 
 /// Every coordinate in a box of the chunk grid, in C order.
 fn coords(grid: &[Range<u32>]) -> impl Iterator<Item = Vec<u32>> + '_ {
-    let total: u64 = grid.iter().map(|r| (r.end - r.start) as u64).product();
-    (0..total).map(move |mut i| {
-        let mut coord = vec![0u32; grid.len()];
-        for axis in (0..grid.len()).rev() {
-            let n = (grid[axis].end - grid[axis].start) as u64;
-            coord[axis] = grid[axis].start + (i % n) as u32;
-            i /= n;
-        }
-        coord
+    let counts: Vec<u64> = grid.iter().map(|r| (r.end - r.start) as u64).collect();
+    c_order(&counts).map(move |offset| {
+        offset
+            .iter()
+            .zip(grid)
+            .map(|(&o, r)| r.start + o as u32)
+            .collect()
     })
 }
 
