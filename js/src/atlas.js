@@ -56,7 +56,7 @@ export class Atlas {
     const { data, mask } = sourcesOf(target, options);
     const abort = abortOf(options.signal);
     try {
-      const numbers = { cacheBytes: options.cacheBytes, maxConcurrency: options.maxConcurrency, coalesceBytes: options.coalesceBytes };
+      const numbers = { cacheBytes: options.cacheBytes, maxConcurrency: options.maxConcurrency, coalesceBytes: options.coalesceBytes, maxMemory: options.maxMemory };
       return new Atlas(await AtlasHandle.open(data, mask, numbers, abort?.promise));
     } finally {
       abort?.dispose();

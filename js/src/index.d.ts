@@ -138,6 +138,12 @@ export interface OpenOptions extends UrlOptions {
   cacheBytes?: number;
   /** Adjacent blocks are fetched in one request up to this many bytes (default 4 MiB). */
   coalesceBytes?: number;
+  /**
+   * The most memory one structure sized by the file may take (footer, mask,
+   * segment footer, one block, one answer), and the cap of `cacheBytes`.
+   * Past it a call rejects with code `TooLarge`. Default 64 MiB.
+   */
+  maxMemory?: number;
 }
 
 export class Atlas {
