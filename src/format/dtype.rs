@@ -5,44 +5,72 @@
 //! snake_case names such as `u_int8` and `timestamp_nanoseconds`). The
 //! variant order and the names are therefore part of the format.
 
-/// The element type of an array, or the value type of an attribute.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
-#[cfg_attr(any(feature = "writer", test), derive(serde::Serialize))]
-#[rkyv(serialize_bounds(
-    __S: rkyv::ser::Writer + rkyv::ser::Allocator,
-    __S::Error: rkyv::rancor::Source,
-))]
-#[rkyv(deserialize_bounds(__D::Error: rkyv::rancor::Source))]
-#[rkyv(bytecheck(bounds(
-    __C: rkyv::validation::ArchiveContext,
-    <__C as rkyv::rancor::Fallible>::Error: rkyv::rancor::Source,
-)))]
-#[cfg_attr(any(feature = "writer", test), serde(rename_all = "snake_case"))]
-pub enum DType {
-    Bool,
-    Int8,
-    Int16,
-    Int32,
-    Int64,
-    UInt8,
-    UInt16,
-    UInt32,
-    UInt64,
-    Float32,
-    Float64,
-    String,
-    Binary,
-    FixedSizeList {
-        #[rkyv(omit_bounds)]
-        child: Box<DType>,
-        size: u32,
-    },
-    List {
-        #[rkyv(omit_bounds)]
-        child: Box<DType>,
-    },
-    #[cfg_attr(any(feature = "writer", test), serde(rename = "timestamp_nanoseconds"))]
-    TimestampNs,
+pub use def::DType;
+
+// rkyv derives per-variant structs for `FixedSizeList` and `List` whose
+// fields it leaves undocumented; the lint cannot reach them otherwise.
+#[allow(missing_docs)]
+mod def {
+    /// The element type of an array, or the value type of an attribute.
+    #[derive(
+        Debug, Clone, PartialEq, Eq, Hash, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize,
+    )]
+    #[cfg_attr(any(feature = "writer", test), derive(serde::Serialize))]
+    #[rkyv(serialize_bounds(
+        __S: rkyv::ser::Writer + rkyv::ser::Allocator,
+        __S::Error: rkyv::rancor::Source,
+    ))]
+    #[rkyv(deserialize_bounds(__D::Error: rkyv::rancor::Source))]
+    #[rkyv(bytecheck(bounds(
+        __C: rkyv::validation::ArchiveContext,
+        <__C as rkyv::rancor::Fallible>::Error: rkyv::rancor::Source,
+    )))]
+    #[cfg_attr(any(feature = "writer", test), serde(rename_all = "snake_case"))]
+    pub enum DType {
+        /// One byte, 0 or 1.
+        Bool,
+        /// Signed 8-bit integer.
+        Int8,
+        /// Signed 16-bit integer.
+        Int16,
+        /// Signed 32-bit integer.
+        Int32,
+        /// Signed 64-bit integer.
+        Int64,
+        /// Unsigned 8-bit integer.
+        UInt8,
+        /// Unsigned 16-bit integer.
+        UInt16,
+        /// Unsigned 32-bit integer.
+        UInt32,
+        /// Unsigned 64-bit integer.
+        UInt64,
+        /// IEEE 754 single precision.
+        Float32,
+        /// IEEE 754 double precision.
+        Float64,
+        /// UTF-8 text of any length (an offset table in chunks).
+        String,
+        /// Bytes of any length (an offset table in chunks).
+        Binary,
+        /// `size` elements of `child` per element.
+        FixedSizeList {
+            /// The element type of each item.
+            #[rkyv(omit_bounds)]
+            child: Box<DType>,
+            /// Elements per list.
+            size: u32,
+        },
+        /// Any number of elements of `child` per element.
+        List {
+            /// The element type of each item.
+            #[rkyv(omit_bounds)]
+            child: Box<DType>,
+        },
+        /// Nanoseconds since the Unix epoch, as `i64`.
+        #[cfg_attr(any(feature = "writer", test), serde(rename = "timestamp_nanoseconds"))]
+        TimestampNs,
+    }
 }
 
 impl DType {

@@ -23,9 +23,12 @@ pub const DATASET_ATTRS_VARIABLE: &str = "_datasets";
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 #[cfg_attr(any(feature = "writer", test), derive(serde::Serialize))]
 pub enum Codec {
+    /// Zstandard (what atlas-python and atlas-rust write by default).
     #[default]
     Zstd,
+    /// LZ4 block format with a size prefix.
     Lz4,
+    /// Blocks stored as they are.
     Uncompressed,
 }
 
@@ -56,8 +59,11 @@ pub struct InternedSchema {
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(any(feature = "writer", test), derive(serde::Serialize))]
 pub struct VariableEntry {
+    /// The variable's name, an index into the string pool.
     pub name: u32,
+    /// Where the segment starts in `data.atlas`.
     pub seg_offset: u64,
+    /// The segment's length in bytes.
     pub seg_len: u64,
 }
 
@@ -78,12 +84,19 @@ struct WireFooter {
 /// The decoded, validated footer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CollectionFooter {
+    /// The container version (8).
     pub version: u32,
+    /// The codec the writer chose.
     pub codec: Codec,
+    /// When the collection was written, in ms since the Unix epoch.
     pub created_unix_ms: i64,
+    /// Names and keys, each stored once.
     pub string_pool: Vec<String>,
+    /// Element types, each stored once.
     pub dtype_pool: Vec<DType>,
+    /// Distinct schemas; datasets name one by index.
     pub schema_pool: Vec<InternedSchema>,
+    /// One segment per variable.
     pub variables: Vec<VariableEntry>,
     /// Name to schema index; the position is the ordinal.
     pub datasets: IndexMap<String, u32>,

@@ -30,6 +30,7 @@ pub const SEGMENT_TRAILER_SIZE: u64 = 12;
 /// The segment footer, as archived.
 #[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub struct SegmentFooter {
+    /// The segment footer version (6).
     pub version: u32,
     /// Dense: `blocks[id]` has id `id`.
     pub blocks: Vec<BlockMeta>,
@@ -37,88 +38,137 @@ pub struct SegmentFooter {
     pub strings: Vec<String>,
     /// Distinct attribute values.
     pub values: Vec<DiskValue>,
+    /// One array per dataset, in write order.
     pub arrays: Vec<ArrayMeta>,
 }
 
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize,
 )]
+/// A block's index in the block table.
 pub struct BlockId(pub u32);
 
+/// The codec of one block.
 #[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub enum CodecId {
+    /// Stored as is.
     None,
+    /// A named codec: `zstd` or `lz4`.
     Named(String),
 }
 
+/// One compressed block of consecutive chunks.
 #[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub struct BlockMeta {
+    /// Its index in the block table.
     pub id: BlockId,
     /// Offset of the compressed block from the start of the segment.
     pub file_offset: u64,
+    /// Bytes on disk.
     pub compressed_size: u64,
+    /// Bytes once decompressed.
     pub uncompressed_size: u64,
+    /// How the block is compressed.
     pub codec: CodecId,
 }
 
+/// One dataset's array: type, geometry, chunk table, attributes, statistics.
 #[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub struct ArrayMeta {
     /// The dataset this array belongs to.
     pub name: String,
+    /// The element type.
     pub dtype: DType,
+    /// Extent of each axis.
     pub shape: Vec<u32>,
+    /// One name per axis, or none.
     pub dimension_names: Vec<String>,
+    /// Extent of each axis of one chunk.
     pub chunk_shape: Vec<u32>,
     /// Written chunks, sorted by coordinate.
     pub chunks: Vec<ChunkEntry>,
+    /// What unwritten elements read as.
     pub fill_value: Option<FillValue>,
     /// `(key, value)` indices into `strings` and `values`, sorted by key.
     pub attributes: Vec<(u32, u32)>,
+    /// What the writer recorded about the values.
     pub stats: Option<ArrayStats>,
 }
 
+/// Where one written chunk lives.
 #[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub struct ChunkEntry {
+    /// The chunk's position in the chunk grid.
     pub coord: Vec<u32>,
+    /// Its bytes.
     pub address: ChunkAddress,
 }
 
 /// A chunk's bytes: `size` bytes at `offset` of the *decompressed* block.
 #[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub struct ChunkAddress {
+    /// The block holding the chunk.
     pub block_id: BlockId,
+    /// Where the chunk starts in the decompressed block.
     pub offset: u32,
+    /// The chunk's length in bytes.
     pub size: u32,
 }
 
 /// An attribute value as stored: strings are indices into the string pool.
 #[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub enum DiskValue {
+    /// A boolean.
     Bool(bool),
+    /// A signed 8-bit integer.
     Int8(i8),
+    /// A signed 16-bit integer.
     Int16(i16),
+    /// A signed 32-bit integer.
     Int32(i32),
+    /// A signed 64-bit integer.
     Int64(i64),
+    /// An unsigned 8-bit integer.
     UInt8(u8),
+    /// An unsigned 16-bit integer.
     UInt16(u16),
+    /// An unsigned 32-bit integer.
     UInt32(u32),
+    /// An unsigned 64-bit integer.
     UInt64(u64),
+    /// A single-precision float.
     Float32(f32),
+    /// A double-precision float.
     Float64(f64),
+    /// A string, as an index into the segment's `strings`.
     String(u32),
+    /// Bytes.
     Binary(Box<[u8]>),
+    /// A list of booleans.
     BoolList(Box<[bool]>),
+    /// A list of `i8`.
     Int8List(Box<[i8]>),
+    /// A list of `i16`.
     Int16List(Box<[i16]>),
+    /// A list of `i32`.
     Int32List(Box<[i32]>),
+    /// A list of `i64`.
     Int64List(Box<[i64]>),
+    /// A list of `u8`.
     UInt8List(Box<[u8]>),
+    /// A list of `u16`.
     UInt16List(Box<[u16]>),
+    /// A list of `u32`.
     UInt32List(Box<[u32]>),
+    /// A list of `u64`.
     UInt64List(Box<[u64]>),
+    /// A list of `f32`.
     Float32List(Box<[f32]>),
+    /// A list of `f64`.
     Float64List(Box<[f64]>),
+    /// A list of strings, as indices into `strings`.
     StringList(Box<[u32]>),
+    /// A list of byte strings.
     BinaryList(Box<[Box<[u8]>]>),
 }
 

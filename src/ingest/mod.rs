@@ -39,6 +39,7 @@ pub const DEFAULT_CHUNK_BUDGET: u64 = 128 << 20;
 pub struct CreateOptions {
     /// Descend into subdirectories.
     pub recursive: bool,
+    /// Block codec.
     pub codec: Codec,
     /// Stored chunk shape per variable name; overrides the automatic choice.
     pub chunks: BTreeMap<String, Vec<u64>>,
@@ -72,25 +73,33 @@ impl Default for CreateOptions {
 /// A file the run left out, and why.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkippedFile {
+    /// The file.
     pub file: PathBuf,
+    /// What went wrong, in atlas-python's words where it has them.
     pub error: String,
 }
 
 /// An array left out under `skip_unsupported`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkippedArray {
+    /// The dataset (the file's name).
     pub dataset: String,
+    /// The variable left out.
     pub array: String,
     /// numpy's name for what xarray would have produced (`bool`, `object`).
     pub dtype: String,
+    /// Why it cannot be stored.
     pub error: String,
 }
 
 /// What a run did, in file order whatever `workers` is.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CreateSummary {
+    /// Datasets written.
     pub written: Vec<String>,
+    /// Files left out.
     pub skipped: Vec<SkippedFile>,
+    /// Arrays left out.
     pub skipped_arrays: Vec<SkippedArray>,
 }
 
@@ -99,15 +108,21 @@ pub struct CreateSummary {
 pub enum Event<'a> {
     /// The scan found `total` files.
     Started {
+        /// Files found.
         total: usize,
     },
     /// A dataset landed (completion order when `workers` > 1).
     Written {
+        /// The dataset's name.
         name: &'a str,
+        /// Datasets written so far.
         done: usize,
+        /// Files found.
         total: usize,
     },
+    /// A file was left out.
     SkippedFile(&'a SkippedFile),
+    /// An array was left out.
     SkippedArray(&'a SkippedArray),
 }
 
@@ -118,9 +133,19 @@ pub enum CreateError {
     /// The source is not a directory, or holds no NetCDF file.
     NoInput(String),
     /// A file failed (without `skip_errors`).
-    File { path: PathBuf, message: String },
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
     /// Two files give one dataset name (without `skip_errors`).
-    DuplicateName { name: String, path: PathBuf },
+    DuplicateName {
+        /// The name both files give.
+        name: String,
+        /// The second file.
+        path: PathBuf,
+    },
     /// The collection could not be written.
     Write(crate::Error),
     /// An option makes no sense.

@@ -8,18 +8,31 @@ use crate::format::dtype::DType;
 /// The elements of an array, in C order, one variant per element type.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ArrayData {
+    /// `bool` elements.
     Bool(Vec<bool>),
+    /// `int8` elements.
     Int8(Vec<i8>),
+    /// `int16` elements.
     Int16(Vec<i16>),
+    /// `int32` elements.
     Int32(Vec<i32>),
+    /// `int64` elements.
     Int64(Vec<i64>),
+    /// `uint8` elements.
     UInt8(Vec<u8>),
+    /// `uint16` elements.
     UInt16(Vec<u16>),
+    /// `uint32` elements.
     UInt32(Vec<u32>),
+    /// `uint64` elements.
     UInt64(Vec<u64>),
+    /// `float32` elements.
     Float32(Vec<f32>),
+    /// `float64` elements.
     Float64(Vec<f64>),
+    /// `string` elements (invalid UTF-8 replaced, as array-format does).
     String(Vec<String>),
+    /// `binary` elements.
     Binary(Vec<Vec<u8>>),
     /// Nanoseconds since the Unix epoch.
     TimestampNs(Vec<i64>),
@@ -109,7 +122,9 @@ impl NdArray {
 /// A shaped array of compile-time element type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TypedArray<T> {
+    /// Extent of each axis; empty for a scalar.
     pub shape: Vec<u64>,
+    /// `shape.iter().product()` elements in C order.
     pub data: Vec<T>,
 }
 
