@@ -15,13 +15,16 @@
 //! Layout: [`source`] is the byte-range seam, [`format`] owns every byte and
 //! does no I/O, and [`read`] (re-exported here) is the async read path.
 
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
 pub mod error;
 pub mod format;
 #[cfg(feature = "netcdf")]
 pub mod ingest;
 mod nd;
 #[cfg(feature = "netcdf")]
-pub mod pytext;
+pub(crate) mod pytext;
 pub mod read;
 pub mod source;
 #[cfg(target_arch = "wasm32")]
