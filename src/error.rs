@@ -30,8 +30,29 @@ pub enum Error {
     },
     /// A window reaches past the array, or has the wrong rank.
     OutOfBounds(String),
-    /// The byte source failed: network, file system, HTTP status.
+    /// The byte source failed in a way no other code names (a file system
+    /// error, a source that answered the wrong number of bytes).
     Io(String),
+    /// The server does not serve byte ranges as asked: it answered a range
+    /// with the whole object (200), another range, a multipart body, or
+    /// another number of bytes than its `Content-Range` says.
+    RangeNotSupported(String),
+    /// The answer to a range came compressed (`Content-Encoding`), so its
+    /// bytes are not the object's bytes.
+    ContentEncoded(String),
+    /// The server answered a status the reader cannot use (a 5xx after the
+    /// retries ran out, a 403, a 416 that names no size).
+    HttpStatus {
+        /// The HTTP status code.
+        status: u16,
+        /// What was asked and what came back.
+        message: String,
+    },
+    /// The connection failed: refused, reset, broken off mid-body, DNS, TLS
+    /// (after the retries ran out).
+    Network(String),
+    /// No answer, or no progress in the body, within the timeout.
+    Timeout(String),
     /// The object is not there (an absent `deleted.mask` is not an error; this is).
     NotFound(String),
     /// The object changed while a reader had it open (ETag or size mismatch).
@@ -43,6 +64,31 @@ pub enum Error {
     /// An argument the caller passed makes no sense (e.g. an invalid name).
     InvalidArgument(String),
 }
+
+/// Every [`Error::code`], in declaration order: the one list that
+/// `js/src/errors.js` and `js/src/index.d.ts` must repeat (a unit test
+/// below holds them equal).
+pub const CODES: &[&str] = &[
+    "NotAnAtlasCollection",
+    "UnsupportedVersion",
+    "CorruptCollection",
+    "CorruptMask",
+    "DatasetNotFound",
+    "ArrayNotFound",
+    "DTypeMismatch",
+    "OutOfBounds",
+    "Io",
+    "RangeNotSupported",
+    "ContentEncoded",
+    "HttpStatus",
+    "Network",
+    "Timeout",
+    "NotFound",
+    "ObjectChanged",
+    "Aborted",
+    "TooLarge",
+    "InvalidArgument",
+];
 
 impl Error {
     /// A stable identifier for the variant, shared with the JavaScript `AtlasError.code`.
@@ -57,12 +103,54 @@ impl Error {
             Error::DTypeMismatch { .. } => "DTypeMismatch",
             Error::OutOfBounds(_) => "OutOfBounds",
             Error::Io(_) => "Io",
+            Error::RangeNotSupported(_) => "RangeNotSupported",
+            Error::ContentEncoded(_) => "ContentEncoded",
+            Error::HttpStatus { .. } => "HttpStatus",
+            Error::Network(_) => "Network",
+            Error::Timeout(_) => "Timeout",
             Error::NotFound(_) => "NotFound",
             Error::ObjectChanged(_) => "ObjectChanged",
             Error::Aborted => "Aborted",
             Error::TooLarge(_) => "TooLarge",
             Error::InvalidArgument(_) => "InvalidArgument",
         }
+    }
+
+    /// The HTTP status of an [`Error::HttpStatus`], `None` for any other error.
+    pub fn http_status(&self) -> Option<u16> {
+        match self {
+            Error::HttpStatus { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// The error a code names, carrying `message`: how an error that crossed
+    /// a boundary as `(code, message)` (a JavaScript `AtlasError`) becomes
+    /// the same variant again. `None` for an unknown code, and for the codes
+    /// whose variants carry more than a message.
+    pub fn from_code(code: &str, message: String, status: Option<u16>) -> Option<Self> {
+        Some(match code {
+            "NotAnAtlasCollection" => Error::NotAnAtlasCollection(message),
+            "CorruptCollection" => Error::CorruptCollection(message),
+            "CorruptMask" => Error::CorruptMask(message),
+            "DatasetNotFound" => Error::DatasetNotFound(message),
+            "OutOfBounds" => Error::OutOfBounds(message),
+            "Io" => Error::Io(message),
+            "RangeNotSupported" => Error::RangeNotSupported(message),
+            "ContentEncoded" => Error::ContentEncoded(message),
+            "HttpStatus" => Error::HttpStatus {
+                status: status?,
+                message,
+            },
+            "Network" => Error::Network(message),
+            "Timeout" => Error::Timeout(message),
+            "NotFound" => Error::NotFound(message),
+            "ObjectChanged" => Error::ObjectChanged(message),
+            "Aborted" => Error::Aborted,
+            "TooLarge" => Error::TooLarge(message),
+            "InvalidArgument" => Error::InvalidArgument(message),
+            _ => return None,
+        })
     }
 
     pub(crate) fn corrupt(message: impl Into<String>) -> Self {
@@ -95,6 +183,19 @@ impl fmt::Display for Error {
             ),
             Error::OutOfBounds(m) => write!(f, "out of bounds: {m}"),
             Error::Io(m) => write!(f, "I/O error: {m}"),
+            Error::RangeNotSupported(m) => write!(
+                f,
+                "{m}; serve the collection from a server that supports HTTP range requests \
+                 (206 with a matching Content-Range)"
+            ),
+            Error::ContentEncoded(m) => write!(
+                f,
+                "{m}: a compressed answer breaks byte ranges; serve the collection without \
+                 on-the-fly compression"
+            ),
+            Error::HttpStatus { status, message } => write!(f, "HTTP {status}: {message}"),
+            Error::Network(m) => write!(f, "network error: {m}"),
+            Error::Timeout(m) => write!(f, "timed out: {m}"),
             Error::NotFound(m) => write!(f, "not found: {m}"),
             Error::ObjectChanged(m) => write!(
                 f,
@@ -120,3 +221,88 @@ impl From<std::io::Error> for Error {
 
 /// The crate's result type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One error of every variant, in declaration order.
+    fn one_of_each() -> Vec<Error> {
+        let m = || "m".to_string();
+        vec![
+            Error::NotAnAtlasCollection(m()),
+            Error::UnsupportedVersion {
+                found: 1,
+                expected: 2,
+            },
+            Error::CorruptCollection(m()),
+            Error::CorruptMask(m()),
+            Error::DatasetNotFound(m()),
+            Error::ArrayNotFound {
+                dataset: m(),
+                array: m(),
+            },
+            Error::DTypeMismatch {
+                array: m(),
+                stored: m(),
+                requested: m(),
+            },
+            Error::OutOfBounds(m()),
+            Error::Io(m()),
+            Error::RangeNotSupported(m()),
+            Error::ContentEncoded(m()),
+            Error::HttpStatus {
+                status: 503,
+                message: m(),
+            },
+            Error::Network(m()),
+            Error::Timeout(m()),
+            Error::NotFound(m()),
+            Error::ObjectChanged(m()),
+            Error::Aborted,
+            Error::TooLarge(m()),
+            Error::InvalidArgument(m()),
+        ]
+    }
+
+    /// The quoted names in `text` between `start` and the next `end`.
+    fn quoted(text: &str, start: &str, end: &str) -> Vec<String> {
+        let from = text.find(start).expect("the code list") + start.len();
+        let list = &text[from..from + text[from..].find(end).expect("its end")];
+        list.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn codes_are_listed_once_in_order_and_round_trip() {
+        let codes: Vec<&str> = one_of_each().iter().map(Error::code).collect();
+        assert_eq!(codes, CODES);
+        for error in one_of_each() {
+            let status = error.http_status();
+            let back = Error::from_code(error.code(), "m".into(), status);
+            match error {
+                Error::UnsupportedVersion { .. }
+                | Error::ArrayNotFound { .. }
+                | Error::DTypeMismatch { .. } => assert_eq!(back, None),
+                Error::Aborted => assert_eq!(back, Some(Error::Aborted)),
+                other => assert_eq!(back, Some(other)),
+            }
+        }
+        assert_eq!(Error::from_code("Nope", "m".into(), None), None);
+        assert_eq!(Error::from_code("HttpStatus", "m".into(), None), None);
+    }
+
+    #[test]
+    fn javascript_lists_the_same_codes() {
+        let js = include_str!("../js/src/errors.js");
+        assert_eq!(
+            quoted(js, "export const CODES = Object.freeze([", "]"),
+            CODES
+        );
+        let dts = include_str!("../js/src/index.d.ts");
+        assert_eq!(quoted(dts, "export type AtlasErrorCode =", ";"), CODES);
+    }
+}

@@ -97,13 +97,16 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
 mod error;
 pub mod format;
 #[cfg(feature = "netcdf")]
 pub mod ingest;
 mod nd;
 #[cfg(feature = "netcdf")]
-pub mod pytext;
+pub(crate) mod pytext;
 mod read;
 pub mod source;
 #[cfg(target_arch = "wasm32")]

@@ -1,20 +1,49 @@
 /**
+ * Every `AtlasError.code`, the same list in the same order as the Rust
+ * core's `error::CODES` (a Rust unit test holds them equal, and
+ * index.d.ts's `AtlasErrorCode`). The transport codes an HTTP source
+ * throws: RangeNotSupported (a 200 or another range than asked),
+ * ContentEncoded (a compressed 206), HttpStatus (with `status`), Network,
+ * Timeout.
+ */
+export const CODES = Object.freeze([
+  "NotAnAtlasCollection",
+  "UnsupportedVersion",
+  "CorruptCollection",
+  "CorruptMask",
+  "DatasetNotFound",
+  "ArrayNotFound",
+  "DTypeMismatch",
+  "OutOfBounds",
+  "Io",
+  "RangeNotSupported",
+  "ContentEncoded",
+  "HttpStatus",
+  "Network",
+  "Timeout",
+  "NotFound",
+  "ObjectChanged",
+  "Aborted",
+  "TooLarge",
+  "InvalidArgument",
+]);
+
+/**
  * The one error class of the package. `code` is stable and shared with the
- * Rust core (`Error::code()`): NotAnAtlasCollection, UnsupportedVersion,
- * CorruptCollection, CorruptMask, DatasetNotFound, ArrayNotFound,
- * DTypeMismatch, OutOfBounds, Io, NotFound, ObjectChanged, Aborted, TooLarge,
- * InvalidArgument. Branch on `code`, never on `message`.
+ * Rust core (`Error::code()`), one of `CODES`; an `HttpStatus` error also
+ * carries the HTTP `status`. Branch on `code`, never on `message`.
  */
 export class AtlasError extends Error {
   /**
    * @param {string} message
    * @param {string} code
-   * @param {{cause?: unknown}} [options]
+   * @param {{cause?: unknown, status?: number}} [options]
    */
   constructor(message, code, options) {
     super(message, options);
     this.name = "AtlasError";
     this.code = code;
+    if (options?.status !== undefined) this.status = options.status;
   }
 }
 

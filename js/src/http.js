@@ -7,13 +7,15 @@
  *   that buys a round trip per open (and `Access-Control-Max-Age` caches it).
  * - Every answer must be the 206 with the `Content-Range` asked for, with
  *   exactly that many bytes. Servers that ignore Range answer 200 with the
- *   whole object, and a compressing proxy changes the bytes under the range:
- *   both would be wrong data, so both are errors.
+ *   whole object (`RangeNotSupported`), and a compressing proxy changes the
+ *   bytes under the range (`ContentEncoded`): both would be wrong data, so
+ *   both are errors.
  * - The first answer pins the object's ETag and size; later requests send
  *   `If-Match` (strong tags only: a weak tag never matches `If-Match`), and
  *   any answer about another version is `ObjectChanged`.
- * - Network errors and 5xx answers are retried with bounded backoff; the
- *   requests in flight are capped (default 6).
+ * - Network errors and 5xx answers are retried with bounded backoff, then
+ *   reported as `Network` or `HttpStatus` (with `status`); the requests in
+ *   flight are capped (default 6). src/source/http.rs keeps the same rules.
  */
 import { AtlasError, aborted } from "./errors.js";
 import { limiter } from "./limit.js";
@@ -22,9 +24,10 @@ const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+)$/;
 
 /** An answer worth asking for again (a dropped connection, a 5xx). */
 class Retry {
-  constructor(message, cause) {
+  constructor(message, cause, status) {
     this.message = message;
     this.cause = cause;
+    this.status = status;
   }
 }
 
@@ -45,7 +48,8 @@ export function httpSource(url, options = {}) {
     throw new AtlasError(`the headers for ${href} are invalid: ${error.message}`, "InvalidArgument");
   }
 
-  const fail = (message, code = "Io") => new AtlasError(`GET ${href}: ${message}`, code);
+  const fail = (message, code, status) => new AtlasError(`GET ${href}: ${message}`, code, { status });
+  const unsupported = (message) => fail(message, "RangeNotSupported");
 
   async function attempt(range, signal, check) {
     const headers = new Headers(extra);
@@ -60,7 +64,7 @@ export function httpSource(url, options = {}) {
     }
     if (response.status >= 500) {
       await discard(response);
-      throw new Retry(`GET ${href} (Range: ${range}) answered ${response.status}`);
+      throw new Retry(`GET ${href} (Range: ${range}) answered ${response.status}`, undefined, response.status);
     }
     let expected;
     try {
@@ -79,6 +83,7 @@ export function httpSource(url, options = {}) {
       throw fail(
         `the answer to Range: ${range} is compressed (Content-Encoding: ${encoding}), which breaks byte ranges; ` +
           "serve the collection without on-the-fly compression",
+        "ContentEncoded",
       );
     }
     const etag = response.headers.get("ETag");
@@ -94,7 +99,7 @@ export function httpSource(url, options = {}) {
       throw new Retry(`GET ${href} broke off mid-body: ${error?.message ?? error}`, error);
     }
     if (bytes.length !== expected) {
-      throw fail(`answered ${bytes.length} bytes for Range: ${range}, expected ${expected}`);
+      throw unsupported(`answered ${bytes.length} bytes for Range: ${range}, expected ${expected}`);
     }
     pinned.etag ??= etag ?? undefined;
     return bytes;
@@ -110,7 +115,11 @@ export function httpSource(url, options = {}) {
         } catch (error) {
           if (!(error instanceof Retry)) throw error;
           if (tries >= retries) {
-            throw new AtlasError(`${error.message} (gave up after ${tries + 1} attempts)`, "Io", { cause: error.cause });
+            const code = error.status === undefined ? "Network" : "HttpStatus";
+            throw new AtlasError(`${error.message} (gave up after ${tries + 1} attempts)`, code, {
+              cause: error.cause,
+              status: error.status,
+            });
           }
           await sleep(Math.min(2000, 100 * 2 ** tries), signal);
         }
@@ -123,7 +132,7 @@ export function httpSource(url, options = {}) {
     const header = response.headers.get("Content-Range");
     const match = header && CONTENT_RANGE.exec(header);
     if (!match) {
-      throw fail(
+      throw unsupported(
         `a 206 for Range: ${range} came with Content-Range ${header ?? "missing"}; a server on another origin ` +
           "must send Access-Control-Expose-Headers: Content-Range, Content-Length, ETag",
       );
@@ -162,13 +171,14 @@ export function httpSource(url, options = {}) {
           size = whole;
           return whole;
         }
-        throw fail(`ignored Range: ${range} and answered 200 with the whole object; serve it from a server that supports HTTP range requests`);
+        throw unsupported(`ignored Range: ${range} and answered 200 with the whole object; serve it from a server that supports HTTP range requests`);
       }
-      if (response.status !== 206) throw fail(`answered ${response.status} to Range: ${range}`);
+      if (response.status === 416) throw fail(`answered 416 to Range: ${range}`, "HttpStatus", 416);
+      if (response.status !== 206) throw fail(`answered ${response.status} to Range: ${range}`, "HttpStatus", response.status);
       const got = contentRange(response, range);
       const want = Math.min(length, got.size);
       if (got.end !== got.size - 1 || got.end - got.start + 1 !== want) {
-        throw fail(`answered Content-Range bytes ${got.start}-${got.end}/${got.size} to Range: ${range}`);
+        throw unsupported(`answered Content-Range bytes ${got.start}-${got.end}/${got.size} to Range: ${range}`);
       }
       size = got.size;
       return want;
@@ -184,16 +194,20 @@ export function httpSource(url, options = {}) {
       const problem = missing(response);
       if (problem) throw problem;
       if (response.status === 200) {
-        throw fail(`ignored Range: ${range} and answered 200 with the whole object; serve it from a server that supports HTTP range requests`);
+        throw unsupported(`ignored Range: ${range} and answered 200 with the whole object; serve it from a server that supports HTTP range requests`);
       }
       if (response.status === 416) {
+        // `bytes */N` names the size: a read past it, or an object that shrank.
+        const total = /^bytes \*\/(\d+)$/.exec(response.headers.get("Content-Range") ?? "");
         const shrank = pinned.size !== undefined && last < pinned.size;
-        throw fail(`answered 416 to Range: ${range}`, shrank ? "ObjectChanged" : "Io");
+        if (shrank) throw fail(`answered 416 to Range: ${range}`, "ObjectChanged");
+        if (total) throw fail(`Range: ${range} is outside the object of ${total[1]} bytes`, "OutOfBounds");
+        throw fail(`answered 416 to Range: ${range}`, "HttpStatus", 416);
       }
-      if (response.status !== 206) throw fail(`answered ${response.status} to Range: ${range}`);
+      if (response.status !== 206) throw fail(`answered ${response.status} to Range: ${range}`, "HttpStatus", response.status);
       const got = contentRange(response, range);
       if (got.start !== offset || got.end !== last) {
-        throw fail(`answered Content-Range bytes ${got.start}-${got.end}/${got.size} to Range: ${range}`);
+        throw unsupported(`answered Content-Range bytes ${got.start}-${got.end}/${got.size} to Range: ${range}`);
       }
       pinned.size ??= got.size;
       return length;

@@ -12,6 +12,11 @@ export type AtlasErrorCode =
   | "DTypeMismatch"
   | "OutOfBounds"
   | "Io"
+  | "RangeNotSupported"
+  | "ContentEncoded"
+  | "HttpStatus"
+  | "Network"
+  | "Timeout"
   | "NotFound"
   | "ObjectChanged"
   | "Aborted"
@@ -19,9 +24,11 @@ export type AtlasErrorCode =
   | "InvalidArgument";
 
 export class AtlasError extends Error {
-  constructor(message: string, code: AtlasErrorCode, options?: { cause?: unknown });
+  constructor(message: string, code: AtlasErrorCode, options?: { cause?: unknown; status?: number });
   readonly name: "AtlasError";
   readonly code: AtlasErrorCode;
+  /** The HTTP status, on `HttpStatus` errors only. */
+  readonly status?: number;
 }
 
 /** Element types, lower-case as atlas-python prints them. */

@@ -1,8 +1,6 @@
-//! The `atlas` command line (feature `cli`); the code lives in `src/cli/`.
-
-#[path = "../cli/mod.rs"]
-mod cli;
+//! The `atlas` command line (feature `cli`); it lives in the library's
+//! `cli` module.
 
 fn main() -> std::process::ExitCode {
-    cli::main()
+    atlas_wasm::cli::main()
 }

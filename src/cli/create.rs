@@ -3,39 +3,65 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use atlas_wasm::ingest::{self, CreateOptions, CreateSummary, Event};
-use atlas_wasm::write::Codec;
+use crate::ingest::{self, CreateOptions, CreateSummary, Event};
 
+use super::args::{parse_size, CodecArg, Json};
 use super::log::{self, Level};
+use super::output::print;
 use super::py::Py;
-use super::CliError;
+use super::{sources, CliError, Outcome};
 
-/// The flags of `atlas create`, already parsed.
-pub struct Flags {
-    pub no_recursive: bool,
-    pub codec: Codec,
-    pub chunks: Option<String>,
-    pub chunk_size: u64,
-    pub skip_errors: bool,
-    pub skip_unsupported: bool,
-    pub workers: usize,
-    pub no_decode_times: bool,
-    pub quiet: bool,
-    pub json: bool,
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// directory holding the NetCDF files
+    directory: String,
+    /// where to write the collection (a local directory)
+    destination: String,
+    /// scan the top directory alone (the scan descends by default)
+    #[arg(long)]
+    no_recursive: bool,
+    /// block compression
+    #[arg(long, value_enum, default_value = "zstd")]
+    codec: CodecArg,
+    /// per-variable stored chunk shape, e.g. '{"temperature": [64, 64]}'
+    #[arg(long, value_name = "JSON")]
+    chunks: Option<String>,
+    /// bytes of one variable read at a time, and the largest automatic chunk
+    #[arg(long, value_name = "SIZE", default_value = "128MiB", value_parser = parse_size)]
+    chunk_size: usize,
+    /// skip files that fail instead of abandoning the collection
+    #[arg(long)]
+    skip_errors: bool,
+    /// read and write N files at once (libnetcdf calls still take turns); ordinals do not move
+    #[arg(short = 'j', long = "workers", value_name = "N", default_value_t = 1)]
+    workers: usize,
+    /// keep time axes as raw numbers with their units
+    #[arg(long)]
+    no_decode_times: bool,
+    /// leave out arrays of a type atlas cannot store instead of failing the file
+    #[arg(long)]
+    skip_unsupported: bool,
+    /// do not list files as they are written
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    json: Json,
 }
 
-/// Runs the ingest; `Ok(false)` when files were skipped (exit status 1 in
-/// text mode, as atlas-python).
-pub fn run(directory: &str, destination: &str, flags: &Flags) -> Result<bool, CliError> {
+/// Runs the ingest; [`Outcome::Partial`] when files were skipped (exit
+/// status 1 in text mode, as atlas-python).
+pub(crate) fn run(args: Args) -> Result<Outcome, CliError> {
+    let (directory, destination) = (args.directory.as_str(), args.destination.as_str());
+    sources::local(destination, "create")?;
     let options = CreateOptions {
-        recursive: !flags.no_recursive,
-        codec: flags.codec,
-        chunks: parse_chunks(flags.chunks.as_deref())?,
-        chunk_budget: flags.chunk_size,
-        decode_times: !flags.no_decode_times,
-        skip_errors: flags.skip_errors,
-        skip_unsupported: flags.skip_unsupported,
-        workers: flags.workers,
+        recursive: !args.no_recursive,
+        codec: args.codec.into(),
+        chunks: parse_chunks(args.chunks.as_deref())?,
+        chunk_budget: args.chunk_size as u64,
+        decode_times: !args.no_decode_times,
+        skip_errors: args.skip_errors,
+        skip_unsupported: args.skip_unsupported,
+        workers: args.workers,
     };
     let mut width = 1;
     let mut on_event = |event: Event<'_>| match event {
@@ -46,7 +72,7 @@ pub fn run(directory: &str, destination: &str, flags: &Flags) -> Result<bool, Cl
                 "create",
                 &format!("ingesting {total} file(s) into {destination}"),
             );
-            if !flags.quiet {
+            if !args.quiet {
                 eprintln!("Writing {destination} from {total} file(s)");
             }
         }
@@ -56,7 +82,7 @@ pub fn run(directory: &str, destination: &str, flags: &Flags) -> Result<bool, Cl
                 "create",
                 &format!("[{done}/{total}] wrote {name}"),
             );
-            if !flags.quiet {
+            if !args.quiet {
                 eprintln!("  [{done:>width$}/{total}] {name}  ({} left)", total - done);
             }
         }
@@ -91,11 +117,11 @@ pub fn run(directory: &str, destination: &str, flags: &Flags) -> Result<bool, Cl
             summary.skipped_arrays.len()
         ),
     );
-    if flags.json {
-        super::print(&(to_py(&summary, destination).json() + "\n"))?;
-        return Ok(true);
+    if args.json.json {
+        print(&(to_py(&summary, destination).json() + "\n"))?;
+        return Ok(Outcome::Done);
     }
-    super::print(&format!(
+    print(&format!(
         "{} dataset(s) written to {destination}\n",
         summary.written.len()
     ))?;
@@ -105,7 +131,11 @@ pub fn run(directory: &str, destination: &str, flags: &Flags) -> Result<bool, Cl
     for s in &summary.skipped {
         eprintln!("  skipped {}: {}", s.file.display(), s.error);
     }
-    Ok(summary.skipped.is_empty())
+    Ok(if summary.skipped.is_empty() {
+        Outcome::Done
+    } else {
+        Outcome::Partial
+    })
 }
 
 /// `--chunks '{"t2m": [1, 90, 180]}'`.

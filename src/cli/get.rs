@@ -7,12 +7,88 @@
 //!   followed by a NUL.
 //! - json: shape, dtype and the elements flat in C order.
 
-use atlas_wasm::{ArrayData, NdArray};
+use std::path::PathBuf;
 
-use crate::cli::describe::dtype_name;
-use crate::cli::py::Py;
+use crate::{ArrayData, NdArray, ReadOptions};
 
-pub fn npy(array: &NdArray) -> Vec<u8> {
+use super::output::print_bytes;
+use super::py::Py;
+use super::values::dtype_name;
+use super::{sources, CliError};
+
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// a local directory, or an http(s):// URL of one
+    collection: String,
+    /// dataset name
+    dataset: String,
+    /// array name
+    array: String,
+    /// first element of the window, e.g. 0,10 (default: the origin)
+    #[arg(long, value_delimiter = ',')]
+    start: Vec<u64>,
+    /// extent of the window, e.g. 2,5 (default: to the end)
+    #[arg(long, value_delimiter = ',')]
+    shape: Vec<u64>,
+    /// npy (NumPy), json, or raw little-endian bytes
+    #[arg(long, value_enum, default_value = "npy")]
+    format: Format,
+    /// write here instead of standard output
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Format {
+    Npy,
+    Json,
+    Raw,
+}
+
+pub(crate) async fn run(args: Args) -> Result<(), CliError> {
+    let Args {
+        collection,
+        dataset,
+        array,
+        start,
+        shape,
+        format,
+        output,
+    } = args;
+    let atlas = sources::open(&collection, ReadOptions::default()).await?;
+    let view = atlas.dataset(&dataset).map_err(|_| {
+        CliError::new(format!(
+            "no dataset '{dataset}' in the collection (it may have been removed)"
+        ))
+    })?;
+    let full = view.array_layout(&array).await?.shape;
+    let start = if start.is_empty() {
+        vec![0; full.len()]
+    } else {
+        start
+    };
+    let shape = if shape.is_empty() {
+        full.iter()
+            .zip(&start)
+            .map(|(&f, &s)| f.saturating_sub(s))
+            .collect()
+    } else {
+        shape
+    };
+    let window = view.read_array(&array, &start, &shape).await?;
+    let bytes = match format {
+        Format::Npy => npy(&window),
+        Format::Raw => raw(&window.data),
+        Format::Json => (json(&window, &dataset, &array, &start).json() + "\n").into_bytes(),
+    };
+    match output {
+        Some(path) => std::fs::write(&path, bytes)
+            .map_err(|e| CliError::new(format!("{}: {e}", path.display()))),
+        None => print_bytes(&bytes),
+    }
+}
+
+fn npy(array: &NdArray) -> Vec<u8> {
     let (descr, body) = npy_body(&array.data);
     let shape = match array.shape.as_slice() {
         [] => "()".to_string(),
@@ -81,7 +157,7 @@ fn npy_body(data: &ArrayData) -> (String, Vec<u8>) {
     }
 }
 
-pub fn raw(data: &ArrayData) -> Vec<u8> {
+fn raw(data: &ArrayData) -> Vec<u8> {
     match data {
         ArrayData::String(v) => v.iter().flat_map(|s| s.bytes().chain([0])).collect(),
         ArrayData::Binary(v) => v
@@ -92,7 +168,7 @@ pub fn raw(data: &ArrayData) -> Vec<u8> {
     }
 }
 
-pub fn json(array: &NdArray, dataset: &str, name: &str, start: &[u64]) -> Py {
+fn json(array: &NdArray, dataset: &str, name: &str, start: &[u64]) -> Py {
     let values = match &array.data {
         ArrayData::Bool(v) => v.iter().map(|&x| Py::Bool(x)).collect(),
         ArrayData::Int8(v) => v.iter().map(|&x| Py::int(x)).collect(),
@@ -122,7 +198,7 @@ pub fn json(array: &NdArray, dataset: &str, name: &str, start: &[u64]) -> Py {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use atlas_wasm::DType;
+    use crate::DType;
 
     #[test]
     fn npy_headers_align_to_64_bytes() {

@@ -10,14 +10,14 @@ use std::sync::{Mutex, OnceLock};
 static LOG: OnceLock<Mutex<File>> = OnceLock::new();
 
 /// Opens `path` for appending; every later record goes there too.
-pub fn open(path: &Path) -> std::io::Result<()> {
+pub(crate) fn open(path: &Path) -> std::io::Result<()> {
     let file = OpenOptions::new().create(true).append(true).open(path)?;
     let _ = LOG.set(Mutex::new(file));
     Ok(())
 }
 
 #[derive(Clone, Copy)]
-pub enum Level {
+pub(crate) enum Level {
     Info,
     Warning,
     Error,
@@ -25,7 +25,7 @@ pub enum Level {
 
 /// Appends one record when a log file is open; a failing write is ignored
 /// (the log must never fail the command it describes).
-pub fn record(level: Level, module: &str, message: &str) {
+pub(crate) fn record(level: Level, module: &str, message: &str) {
     let Some(log) = LOG.get() else { return };
     let level = match level {
         Level::Info => "INFO",
@@ -48,7 +48,7 @@ fn timestamp() -> String {
         .unwrap_or_default();
     let (secs, millis) = (now.as_secs() as i64, now.subsec_millis());
     let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (year, month, day) = super::describe::civil_from_days(days);
+    let (year, month, day) = super::output::civil_from_days(days);
     format!(
         "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02},{millis:03}",
         rem / 3600,

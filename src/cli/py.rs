@@ -7,12 +7,11 @@
 
 use std::fmt::Write;
 
-pub use atlas_wasm::pytext::float_repr;
-use atlas_wasm::pytext::json_str;
+use crate::pytext::{float_repr, json_str};
 
 /// A Python value.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Py {
+pub(crate) enum Py {
     None,
     Bool(bool),
     Int(i128),
@@ -24,20 +23,61 @@ pub enum Py {
 }
 
 impl Py {
-    pub fn dict<K: Into<String>>(items: impl IntoIterator<Item = (K, Py)>) -> Py {
+    pub(crate) fn dict<K: Into<String>>(items: impl IntoIterator<Item = (K, Py)>) -> Py {
         Py::Dict(items.into_iter().map(|(k, v)| (k.into(), v)).collect())
     }
 
-    pub fn str(s: impl Into<String>) -> Py {
+    pub(crate) fn str(s: impl Into<String>) -> Py {
         Py::Str(s.into())
     }
 
-    pub fn int(v: impl Into<i128>) -> Py {
+    pub(crate) fn int(v: impl Into<i128>) -> Py {
         Py::Int(v.into())
     }
 
+    /// `dict[key]`, or `None` when absent or not a dict.
+    pub(crate) fn get(&self, key: &str) -> &Py {
+        match self {
+            Py::Dict(items) => items
+                .iter()
+                .find(|(k, _)| k == key)
+                .map_or(&Py::None, |(_, v)| v),
+            _ => &Py::None,
+        }
+    }
+
+    /// The items of a list; none for anything else.
+    pub(crate) fn items(&self) -> &[Py] {
+        match self {
+            Py::List(items) => items,
+            _ => &[],
+        }
+    }
+
+    /// The entries of a dict; none for anything else.
+    pub(crate) fn entries(&self) -> &[(String, Py)] {
+        match self {
+            Py::Dict(items) => items,
+            _ => &[],
+        }
+    }
+
+    /// `str(value)`: a string bare, anything else as `text` prints it.
+    pub(crate) fn plain(&self) -> String {
+        match self {
+            Py::Str(s) => s.clone(),
+            other => other.text(),
+        }
+    }
+
+    /// Python's `str(list)` for a list of numbers: `[1, 2]`.
+    pub(crate) fn list_repr(&self) -> String {
+        let items: Vec<String> = self.items().iter().map(Py::text).collect();
+        format!("[{}]", items.join(", "))
+    }
+
     /// `_format_value`: how `atlas show` prints an attribute or a bound.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self {
             Py::None => "-".into(),
             Py::Bytes(b) => match std::str::from_utf8(b) {
@@ -59,7 +99,7 @@ impl Py {
 
     /// `json.dumps(value, indent=2)` with atlas-python's `default` (bytes
     /// decode as UTF-8, else hex).
-    pub fn json(&self) -> String {
+    pub(crate) fn json(&self) -> String {
         let mut out = String::new();
         self.json_into(&mut out, Some(2), 0);
         out

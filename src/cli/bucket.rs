@@ -1,0 +1,178 @@
+//! Buckets (feature `cloud`): `s3://`, `gs://`, `az://` collections through
+//! object_store, configured the object_store way, from the environment
+//! (`AWS_ENDPOINT`, `AWS_REGION`, `AWS_ALLOW_HTTP`, `GOOGLE_…`, `AZURE_…`).
+//!
+//! Reads go through [`ObjectStoreSource`] on one tokio runtime for the
+//! process; `rm` and `rewrite` write here, with one request per object so
+//! that each appears whole.
+
+use std::collections::{BTreeSet, HashSet};
+use std::sync::{Arc, OnceLock};
+
+use object_store::path::Path;
+use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
+
+use crate::format::mask::encode_mask;
+use crate::source::ObjectStoreSource;
+use crate::write::{Deletion, DATA_FILE, MASK_FILE};
+use crate::{Atlas, ByteSource, Error, Result};
+
+/// URL schemes object_store resolves to a bucket.
+const SCHEMES: &[&str] = &[
+    "s3://", "s3a://", "gs://", "gcs://", "az://", "azure://", "abfs://", "abfss://",
+];
+
+pub(crate) fn is_bucket(location: &str) -> bool {
+    SCHEMES.iter().any(|s| location.starts_with(s))
+}
+
+/// The process's runtime for bucket requests, built on first use.
+fn runtime() -> Result<&'static tokio::runtime::Runtime> {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    if let Some(runtime) = RUNTIME.get() {
+        return Ok(runtime);
+    }
+    let built = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Io(format!("cannot start the bucket runtime: {e}")))?;
+    Ok(RUNTIME.get_or_init(|| built))
+}
+
+/// A collection prefix in a bucket.
+pub(crate) struct Bucket {
+    store: Arc<dyn ObjectStore>,
+    prefix: Path,
+    url: String,
+    runtime: &'static tokio::runtime::Runtime,
+}
+
+impl Bucket {
+    pub(crate) fn open(location: &str) -> Result<Bucket> {
+        let url = url::Url::parse(location)
+            .map_err(|e| Error::InvalidArgument(format!("{location}: {e}")))?;
+        let options = std::env::vars().map(|(k, v)| (k.to_ascii_lowercase(), v));
+        let (store, prefix) =
+            object_store::parse_url_opts(&url, options).map_err(|e| store_error(e, location))?;
+        Ok(Bucket {
+            store: Arc::from(store),
+            prefix,
+            url: location.trim_end_matches('/').to_string(),
+            runtime: runtime()?,
+        })
+    }
+
+    fn path(&self, name: &str) -> Path {
+        self.prefix.clone().join(name)
+    }
+
+    /// The object `name` under the prefix, as a byte source.
+    pub(crate) fn source(&self, name: &str) -> Arc<dyn ByteSource> {
+        Arc::new(
+            ObjectStoreSource::new(self.store.clone(), self.path(name))
+                .with_runtime(self.runtime.handle().clone())
+                .with_name(format!("{}/{name}", self.url)),
+        )
+    }
+
+    /// Writes a small object in one request (atomic in every store).
+    fn put(&self, name: &str, bytes: Vec<u8>) -> Result<()> {
+        let path = self.path(name);
+        self.runtime
+            .block_on(
+                self.store
+                    .put_opts(&path, PutPayload::from(bytes), Default::default()),
+            )
+            .map(|_| ())
+            .map_err(|e| store_error(e, &self.url))
+    }
+
+    /// Uploads a local file as `name`; the object appears whole when the
+    /// upload completes, or not at all.
+    fn upload(&self, name: &str, file: &std::path::Path) -> Result<()> {
+        use tokio::io::AsyncWriteExt;
+        let path = self.path(name);
+        let mut local = std::fs::File::open(file)?;
+        self.runtime.block_on(async {
+            let mut out = object_store::buffered::BufWriter::new(self.store.clone(), path);
+            let mut buf = vec![0u8; 8 << 20];
+            loop {
+                let n = std::io::Read::read(&mut local, &mut buf)?;
+                if n == 0 {
+                    break;
+                }
+                out.put(bytes::Bytes::copy_from_slice(&buf[..n]))
+                    .await
+                    .map_err(|e| store_error(e, &self.url))?;
+            }
+            out.shutdown().await?;
+            Ok(())
+        })
+    }
+
+    /// Removes `name` if present.
+    fn remove(&self, name: &str) -> Result<()> {
+        let path = self.path(name);
+        match self.runtime.block_on(self.store.delete(&path)) {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(store_error(e, &self.url)),
+        }
+    }
+}
+
+fn store_error(e: object_store::Error, what: &str) -> Error {
+    match e {
+        object_store::Error::NotFound { .. } => Error::NotFound(format!("{what}: {e}")),
+        e => Error::Io(format!("{what}: {e}")),
+    }
+}
+
+/// `rm` on a bucket: the same rule as [`crate::write::delete_datasets`],
+/// and one PUT of the whole mask (atomic in every object store).
+pub(crate) fn delete_datasets(
+    location: &str,
+    wanted: &[String],
+    missing_ok: bool,
+) -> Result<Deletion> {
+    let bucket = Bucket::open(location)?;
+    let atlas = futures_executor::block_on(Atlas::open(
+        bucket.source(DATA_FILE),
+        Some(bucket.source(MASK_FILE)),
+    ))?;
+    let live: HashSet<String> = atlas.list_datasets().into_iter().collect();
+    let all = &atlas.footer().datasets;
+    let mut ordinals: BTreeSet<u32> = (0..all.len() as u32)
+        .filter(|&i| !live.contains(all.get_index(i as usize).map_or("", |(n, _)| n.as_str())))
+        .collect();
+    let (mut removed, mut missing) = (Vec::new(), Vec::new());
+    let mut seen = HashSet::new();
+    for name in wanted.iter().filter(|n| seen.insert(n.as_str())) {
+        match all.get_index_of(name.as_str()) {
+            Some(i) if live.contains(name) => {
+                ordinals.insert(i as u32);
+                removed.push(name.clone());
+            }
+            _ => missing.push(name.clone()),
+        }
+    }
+    if !missing.is_empty() && !missing_ok {
+        return Err(Error::DatasetNotFound(missing.join(", ")));
+    }
+    if !removed.is_empty() {
+        bucket.put(MASK_FILE, encode_mask(&ordinals))?;
+    }
+    Ok(Deletion {
+        removed,
+        missing,
+        remaining: all.len() - ordinals.len(),
+    })
+}
+
+/// Puts a finished local collection at a bucket prefix: the stale mask
+/// goes first, then the container in one upload that appears whole.
+pub(crate) fn upload_collection(location: &str, dir: &std::path::Path) -> Result<()> {
+    let bucket = Bucket::open(location)?;
+    bucket.remove(MASK_FILE)?;
+    bucket.upload(DATA_FILE, &dir.join(DATA_FILE))
+}
