@@ -13,7 +13,12 @@ pub enum Error {
     /// The object does not end with the ATLAS trailer (or begins with foreign magic).
     NotAnAtlasCollection(String),
     /// The trailer names a container version this reader does not speak.
-    UnsupportedVersion { found: u32, expected: u32 },
+    UnsupportedVersion {
+        /// The version the file declares.
+        found: u32,
+        /// The version this reader speaks.
+        expected: u32,
+    },
     /// The container is damaged: a length, index, checksum or structure is wrong.
     CorruptCollection(String),
     /// `deleted.mask` exists but is not a mask.
@@ -21,11 +26,19 @@ pub enum Error {
     /// No live dataset has this name.
     DatasetNotFound(String),
     /// The dataset does not declare this array.
-    ArrayNotFound { dataset: String, array: String },
+    ArrayNotFound {
+        /// The dataset asked.
+        dataset: String,
+        /// The array it does not declare.
+        array: String,
+    },
     /// A typed read asked for a different element type than the array stores.
     DTypeMismatch {
+        /// The array read.
         array: String,
+        /// The type it stores.
         stored: String,
+        /// The type the caller asked for.
         requested: String,
     },
     /// A window reaches past the array, or has the wrong rank.
@@ -63,6 +76,9 @@ pub enum Error {
     TooLarge(String),
     /// An argument the caller passed makes no sense (e.g. an invalid name).
     InvalidArgument(String),
+    /// A bug in this library: a panic, caught at the JavaScript boundary
+    /// before it could take the page or the isolate down. Please report it.
+    Internal(String),
 }
 
 /// Every [`Error::code`], in declaration order: the one list that
@@ -88,6 +104,7 @@ pub const CODES: &[&str] = &[
     "Aborted",
     "TooLarge",
     "InvalidArgument",
+    "Internal",
 ];
 
 impl Error {
@@ -113,6 +130,7 @@ impl Error {
             Error::Aborted => "Aborted",
             Error::TooLarge(_) => "TooLarge",
             Error::InvalidArgument(_) => "InvalidArgument",
+            Error::Internal(_) => "Internal",
         }
     }
 
@@ -149,6 +167,7 @@ impl Error {
             "Aborted" => Error::Aborted,
             "TooLarge" => Error::TooLarge(message),
             "InvalidArgument" => Error::InvalidArgument(message),
+            "Internal" => Error::Internal(message),
             _ => return None,
         })
     }
@@ -204,6 +223,7 @@ impl fmt::Display for Error {
             Error::Aborted => write!(f, "the read was aborted"),
             Error::TooLarge(m) => write!(f, "too large: {m}"),
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
+            Error::Internal(m) => write!(f, "internal error in atlas-wasm (please report it): {m}"),
         }
     }
 }
@@ -262,6 +282,7 @@ mod tests {
             Error::Aborted,
             Error::TooLarge(m()),
             Error::InvalidArgument(m()),
+            Error::Internal(m()),
         ]
     }
 

@@ -26,6 +26,7 @@ export const CODES = Object.freeze([
   "Aborted",
   "TooLarge",
   "InvalidArgument",
+  "Internal",
 ]);
 
 /**

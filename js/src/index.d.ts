@@ -21,7 +21,8 @@ export type AtlasErrorCode =
   | "ObjectChanged"
   | "Aborted"
   | "TooLarge"
-  | "InvalidArgument";
+  | "InvalidArgument"
+  | "Internal";
 
 export class AtlasError extends Error {
   constructor(message: string, code: AtlasErrorCode, options?: { cause?: unknown; status?: number });

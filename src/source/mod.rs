@@ -19,14 +19,14 @@ mod memory;
 #[cfg(all(feature = "cloud", not(target_arch = "wasm32")))]
 mod object_store;
 
+#[cfg(all(feature = "cloud", not(target_arch = "wasm32")))]
+pub use self::object_store::ObjectStoreSource;
 pub use counting::{CountingSource, RequestLog};
 #[cfg(not(target_arch = "wasm32"))]
 pub use file::FileSource;
 #[cfg(all(feature = "http", not(target_arch = "wasm32")))]
 pub use http::{HttpOptions, HttpSource};
 pub use memory::MemorySource;
-#[cfg(all(feature = "cloud", not(target_arch = "wasm32")))]
-pub use self::object_store::ObjectStoreSource;
 
 use std::future::Future;
 use std::ops::Range;
