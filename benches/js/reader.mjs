@@ -138,4 +138,7 @@ if (!cases[workload]) throw new Error(`${reader} has no workload ${workload}`);
 const started = performance.now();
 const checksum = await cases[workload]();
 const ms = performance.now() - started;
-console.log(JSON.stringify({ ms, checksum, rssKb: process.resourceUsage().maxRSS, initMs: cases.initMs }));
+// VmHWM, not getrusage's maxRSS: Linux carries maxRSS over from the parent
+// across fork and exec, so every child would report at least the server's RSS.
+const rssKb = Number(/VmHWM:\s*(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))[1]);
+console.log(JSON.stringify({ ms, checksum, rssKb, initMs: cases.initMs }));

@@ -3,6 +3,7 @@
 // and prints medians with ratios to zarrita. Called by run.sh.
 //
 //   node run.mjs WORKLOAD_DIR NATIVE_BINARY [--runs 3] [--latency 0,20] [--out results.json]
+//                [--readers atlas-wasm,zarrita,hyparquet,atlas-rust]
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -19,6 +20,7 @@ const [dir, native] = argv;
 const runs = Number(option("runs", 3));
 const latencies = option("latency", "0,20").split(",").map(Number);
 const out = option("out", undefined);
+const readers = option("readers", "atlas-wasm,zarrita,hyparquet,atlas-rust").split(",");
 const want = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
 const here = fileURLToPath(new URL(".", import.meta.url));
 
@@ -28,7 +30,7 @@ const WORKLOADS = {
   w3: `W3 one ${want.w3_shape.join("×")} window of one dataset`,
 };
 // [reader, how it reads, workload]
-const CASES = [
+const ALL_CASES = [
   ["atlas-wasm", "", "w1"],
   ["zarrita", "", "w1"],
   ["hyparquet", "", "w1"],
@@ -43,6 +45,7 @@ const CASES = [
   ["hyparquet", "", "w3"],
   ["atlas-rust", "native", "w3"],
 ];
+const CASES = ALL_CASES.filter(([reader]) => readers.includes(reader));
 const sumOf = (workload) => want[workload.slice(0, 2)];
 
 function runOnce(server, [reader, , workload]) {
@@ -112,7 +115,7 @@ for (const latency of latencies) {
   lines.push("| workload | reader | ms | ÷ zarrita | requests | MB read | peak RSS MiB |", "|---|---|---:|---:|---:|---:|---:|");
   for (const key of Object.keys(WORKLOADS)) {
     const rows = results.filter((r) => r.latency === latency && r.workload.startsWith(key));
-    const zarrita = rows.find((r) => r.reader === "zarrita");
+    const zarrita = rows.find((r) => r.reader === "zarrita") ?? { ms: NaN };
     for (const r of rows) {
       const name = r.how ? `${r.reader} (${r.how})` : r.reader;
       lines.push(`| ${WORKLOADS[key]} | ${name} | ${r.ms.toFixed(1)} | ${(r.ms / zarrita.ms).toFixed(2)} | ${r.requests} | ${mb(r.bytes)} | ${r.rssMiB.toFixed(0)} |`);

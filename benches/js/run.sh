@@ -28,4 +28,4 @@ CARGO_TARGET_DIR="$target" cargo build --release --quiet --manifest-path "$here/
 
 node "$here/run.mjs" "$work/workload" "$target/release/atlas-rust-reader" \
   --runs "${ATLAS_BENCH_RUNS:-3}" --latency "${ATLAS_BENCH_LATENCY:-0,20}" \
-  --out "$work/results.json"
+  --readers "${ATLAS_BENCH_READERS:-atlas-wasm,zarrita,hyparquet,atlas-rust}" --out "$work/results.json"
