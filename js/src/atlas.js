@@ -133,6 +133,26 @@ export class Atlas {
     return this.#open().attributesByDataset(name, text(key, "an attribute key"));
   }
 
+  /**
+   * Reads one array (or one window of it) from many datasets as one stacked
+   * answer `{dtype, datasets, shape: [n, ...], data}`: every block the answer
+   * needs is fetched as one request set, and `data` is one typed array.
+   */
+  async readAcross(array, options = {}) {
+    const { datasets, start, shape, skip = false, signal, onProgress } = options;
+    if (signal?.aborted) throw aborted(signal);
+    expect((start === undefined) === (shape === undefined), "give start and shape together, or neither");
+    expect(onProgress === undefined || typeof onProgress === "function", "onProgress must be a function");
+    expect(typeof skip === "boolean", "skip must be true or false");
+    expect(datasets === undefined || (Array.isArray(datasets) && datasets.every((d) => typeof d === "string")), "datasets must be an array of dataset names");
+    const abort = abortOf(signal);
+    try {
+      return await this.#open().readAcross(text(array, "an array name"), datasets, axes(start, "start"), axes(shape, "shape"), skip, abort?.promise, onProgress);
+    } finally {
+      abort?.dispose();
+    }
+  }
+
   /** Frees the collection's memory now; its datasets stop working. */
   close() {
     if (!this.#handle) return;

@@ -103,6 +103,33 @@ export interface ReadOptions {
   onProgress?: (progress: Progress) => void;
 }
 
+export interface ReadAcrossOptions extends ReadOptions {
+  /** Only these datasets, in this order (default: every live dataset that declares the array). */
+  datasets?: string[];
+  /** Leave out datasets whose array does not stack with the first's, and list them in `skipped`. */
+  skip?: boolean;
+}
+
+/** A dataset `readAcross` left out under `skip`, with what its array is. */
+export interface SkippedDataset {
+  dataset: string;
+  dtype: DType;
+  /** The dataset's whole array shape. */
+  shape: number[];
+}
+
+export interface ReadAcrossResult {
+  dtype: DType;
+  /** The datasets stacked, in the order of `data`'s first axis. */
+  datasets: string[];
+  /** `[datasets.length, ...part shape]`. */
+  shape: number[];
+  /** Every part, one after another, in C order. */
+  data: ArrayValues;
+  /** Present when `skip` was set. */
+  skipped?: SkippedDataset[];
+}
+
 /**
  * Anything readable by byte ranges. Give `size` (or `readTail`) and `read`;
  * `read` must answer exactly `length` bytes.
@@ -180,6 +207,12 @@ export class Atlas {
   arrayStats(array: string): Promise<Stats | null>;
   arrayStatsByDataset(array: string): Promise<DatasetStats[]>;
   attributesByDataset(array: string | null, key: string): Promise<Record<string, AttrValue>>;
+  /**
+   * One array (or window) across datasets, stacked along a new first axis.
+   * Throws `InvalidArgument` naming the datasets that do not stack (another
+   * dtype or shape) unless `skip`; `DatasetNotFound` for an unknown listed name.
+   */
+  readAcross(array: string, options?: ReadAcrossOptions): Promise<ReadAcrossResult>;
   /** Frees the collection's memory now; later calls throw. */
   close(): void;
 }

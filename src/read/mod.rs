@@ -1,6 +1,7 @@
 //! The read path: open a collection from its tail, answer catalogue questions
 //! from memory, and read segments and blocks lazily.
 
+mod across;
 mod array;
 mod atlas;
 mod cache;
@@ -10,6 +11,7 @@ mod open;
 mod segment;
 mod window;
 
+pub use across::{AcrossRequest, Skipped, StackSink, Stacked, StackedLayout};
 pub use array::{ArrayData, Element, NdArray, TimestampNs, TypedArray};
 pub use atlas::{Atlas, ReadOptions};
 pub use dataset::{ArrayLayout, ArrayMetaView, DatasetView, SchemaView};

@@ -9,9 +9,10 @@ use indexmap::IndexMap;
 use js_sys::{Array, BigInt, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
+use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::value::{ArrayStats, Attr, FillValue, StatValue};
-use crate::read::{ArrayData, ArrayLayout, NdArray, SchemaView};
+use crate::read::{ArrayData, ArrayLayout, NdArray, SchemaView, StackSink, StackedLayout};
 
 /// An object with fixed, trusted keys.
 pub(crate) fn object(pairs: &[(&str, JsValue)]) -> JsValue {
@@ -191,4 +192,122 @@ pub(crate) fn schema(schema: SchemaView<'_>) -> JsValue {
         ("arrays", arrays),
         ("attributes", keys(schema.attributes())),
     ])
+}
+
+/// A stacked read written straight into one JavaScript array: a typed array
+/// allocated once at the answer's full length, each dataset's part copied
+/// into its slice as it is built, so wasm memory never holds the whole answer.
+#[derive(Default)]
+pub(crate) struct JsStack {
+    elements: Option<JsValue>,
+    filled: u32,
+    total: u32,
+}
+
+impl JsStack {
+    /// `{dtype, datasets, shape, data}`, and `skipped` when the caller asked to skip.
+    pub(crate) fn finish(self, layout: &StackedLayout, report_skipped: bool) -> JsValue {
+        let out = object(&[
+            ("dtype", layout.dtype.name().into()),
+            (
+                "datasets",
+                list(&layout.datasets, |n| JsValue::from(n.as_str())),
+            ),
+            ("shape", numbers(&layout.shape)),
+            ("data", self.elements.unwrap_or_else(|| Array::new().into())),
+        ]);
+        if report_skipped {
+            let skipped = list(&layout.skipped, |s| {
+                object(&[
+                    ("dataset", s.dataset.as_str().into()),
+                    ("dtype", s.dtype.name().into()),
+                    ("shape", numbers(&s.shape)),
+                ])
+            });
+            let _ = Reflect::set(&out, &"skipped".into(), &skipped);
+        }
+        out
+    }
+}
+
+impl StackSink for JsStack {
+    fn begin(&mut self, layout: &StackedLayout) -> Result<()> {
+        use js_sys::{
+            BigInt64Array, BigUint64Array, Float32Array, Float64Array, Int16Array, Int32Array,
+            Int8Array, Uint16Array, Uint32Array, Uint8Array,
+        };
+        let total = layout.total_len();
+        // Typed arrays are indexed by u32 here; the answer limit keeps most reads far below.
+        let n = u32::try_from(total)
+            .map_err(|_| Error::TooLarge(format!("a stacked answer of {total} elements")))?;
+        self.total = n;
+        self.elements = Some(match &layout.dtype {
+            DType::Bool | DType::UInt8 => Uint8Array::new_with_length(n).into(),
+            DType::Int8 => Int8Array::new_with_length(n).into(),
+            DType::Int16 => Int16Array::new_with_length(n).into(),
+            DType::Int32 => Int32Array::new_with_length(n).into(),
+            DType::Int64 | DType::TimestampNs => BigInt64Array::new_with_length(n).into(),
+            DType::UInt16 => Uint16Array::new_with_length(n).into(),
+            DType::UInt32 => Uint32Array::new_with_length(n).into(),
+            DType::UInt64 => BigUint64Array::new_with_length(n).into(),
+            DType::Float32 => Float32Array::new_with_length(n).into(),
+            DType::Float64 => Float64Array::new_with_length(n).into(),
+            // Strings and byte strings are one JavaScript value each.
+            _ => Array::new_with_length(n).into(),
+        });
+        Ok(())
+    }
+
+    fn append(&mut self, part: ArrayData) -> Result<()> {
+        use js_sys::{
+            BigInt64Array, BigUint64Array, Float32Array, Float64Array, Int16Array, Int32Array,
+            Int8Array, Uint16Array, Uint32Array, Uint8Array,
+        };
+        let elements = self
+            .elements
+            .as_ref()
+            .ok_or_else(|| Error::InvalidArgument("a stacked part before its frame".into()))?;
+        let (from, len) = (self.filled, part.len() as u32);
+        // `copy_from` panics on a length mismatch; a part must fit its slice.
+        if u64::from(from) + u64::from(len) > u64::from(self.total) {
+            return Err(Error::corrupt("a stacked part longer than its frame"));
+        }
+        macro_rules! copy {
+            ($class:ident, $values:expr) => {
+                elements
+                    .unchecked_ref::<$class>()
+                    .subarray(from, from + len)
+                    .copy_from(&$values[..])
+            };
+        }
+        match part {
+            ArrayData::Bool(v) => {
+                copy!(Uint8Array, v.into_iter().map(u8::from).collect::<Vec<_>>())
+            }
+            ArrayData::Int8(v) => copy!(Int8Array, v),
+            ArrayData::Int16(v) => copy!(Int16Array, v),
+            ArrayData::Int32(v) => copy!(Int32Array, v),
+            ArrayData::Int64(v) | ArrayData::TimestampNs(v) => copy!(BigInt64Array, v),
+            ArrayData::UInt8(v) => copy!(Uint8Array, v),
+            ArrayData::UInt16(v) => copy!(Uint16Array, v),
+            ArrayData::UInt32(v) => copy!(Uint32Array, v),
+            ArrayData::UInt64(v) => copy!(BigUint64Array, v),
+            ArrayData::Float32(v) => copy!(Float32Array, v),
+            ArrayData::Float64(v) => copy!(Float64Array, v),
+            ArrayData::String(v) => {
+                let array = elements.unchecked_ref::<Array>();
+                for (i, s) in v.into_iter().enumerate() {
+                    array.set(from + i as u32, JsValue::from(s));
+                }
+            }
+            ArrayData::Binary(v) => {
+                let array = elements.unchecked_ref::<Array>();
+                for (i, b) in v.iter().enumerate() {
+                    array.set(from + i as u32, bytes(b));
+                }
+            }
+        }
+        self.filled = from + len;
+        Ok(())
+    }
 }

@@ -18,7 +18,7 @@ use super::source::{JsByteSource, JsSource};
 use super::task::{self, Call};
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
-use crate::read::{Atlas, DatasetView, ReadOptions};
+use crate::read::{AcrossRequest, Atlas, DatasetView, ReadOptions};
 use crate::source::ByteSource;
 
 type Slot = Rc<RefCell<Option<Atlas>>>;
@@ -37,6 +37,15 @@ fn whole(value: f64, what: &str) -> Result<u64> {
             "{what} must be a whole number >= 0, not {shown}"
         )))
     }
+}
+
+/// Window corners from JavaScript; absent means empty (the whole array).
+fn axes(values: Option<Vec<f64>>, what: &str) -> Result<Vec<u64>> {
+    values
+        .unwrap_or_default()
+        .into_iter()
+        .map(|x| whole(x, what))
+        .collect()
 }
 
 /// Reads `cacheBytes`, `maxConcurrency`, `coalesceBytes` and `maxMemory`; absent keys keep the defaults.
@@ -208,6 +217,40 @@ impl AtlasHandle {
         }))
     }
 
+    /// Reads one array across datasets, stacked: resolves to
+    /// `{dtype, datasets, shape: [n, ...], data}` (plus `skipped` when `skip`).
+    /// `datasets` null means every live dataset that declares the array.
+    #[wasm_bindgen(js_name = readAcross)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn read_across(
+        &self,
+        array: String,
+        datasets: Option<Vec<String>>,
+        start: Option<Vec<f64>>,
+        shape: Option<Vec<f64>>,
+        skip: bool,
+        abort: Option<Promise>,
+        on_progress: Option<Function>,
+    ) -> std::result::Result<Promise, JsValue> {
+        let atlas = self.atlas()?;
+        Ok(spawn(async move {
+            let request = AcrossRequest {
+                datasets,
+                start: axes(start, "start")?,
+                shape: axes(shape, "shape")?,
+                skip_mismatched: skip,
+            };
+            let read = async move {
+                let mut stack = convert::JsStack::default();
+                let layout = atlas
+                    .read_stacked_into(&array, &request, &mut stack)
+                    .await?;
+                Ok(stack.finish(&layout, skip))
+            };
+            task::run(Box::pin(read), abort, on_progress).await
+        }))
+    }
+
     /// Drops the collection and its caches; datasets of it stop working.
     pub fn close(&self) {
         self.slot.borrow_mut().take();
@@ -312,12 +355,6 @@ impl DatasetHandle {
     ) -> std::result::Result<Promise, JsValue> {
         let view = self.view()?;
         Ok(spawn(async move {
-            let axes = |v: Option<Vec<f64>>, what: &str| -> Result<Vec<u64>> {
-                v.unwrap_or_default()
-                    .into_iter()
-                    .map(|x| whole(x, what))
-                    .collect()
-            };
             let (start, shape) = (axes(start, "start")?, axes(shape, "shape")?);
             let read = async move {
                 Ok(convert::array(

@@ -1,0 +1,144 @@
+// One measurement in a fresh Node process: one reader, one workload.
+//
+//   node reader.mjs READER WORKLOAD BASE_URL WORKLOAD_DIR
+//
+// READER: atlas-wasm | zarrita | hyparquet. WORKLOAD: w1 | w2 | w2-each | w3
+// (w2-each: atlas-wasm reading the datasets one call each, all at once).
+// Prints one JSON line: wall ms from the open to the answer, the checksum
+// of the answer (make_workload.py takes the same sum), peak RSS in KiB, and
+// for atlas-wasm the ms its wasm module took to compile (outside `ms`).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const [reader, workload, base, dir] = process.argv.slice(2);
+const want = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
+const [rows, cols] = want.shape;
+
+/** sum(word_i * (i + 1)) mod 2^32 over the answer's 32-bit words. */
+function weighted(words) {
+  let h = 0;
+  for (let i = 0; i < words.length; i++) h = (h + Math.imul(words[i], i + 1)) >>> 0;
+  return h;
+}
+const floatsSum = (f32) => weighted(new Uint32Array(f32.buffer, f32.byteOffset, f32.length));
+const textSum = (text) => weighted(new TextEncoder().encode(text));
+const catalogue = (names, attr) => names.map((n, i) => `${n}=${attr(n, i)}\n`).join("");
+
+const readers = {
+  async "atlas-wasm"() {
+    const entry = process.env.ATLAS_WASM_ENTRY ?? new URL("../../js/dist/node.js", import.meta.url).href;
+    const { Atlas } = await import(entry.startsWith("file:") ? entry : pathToFileURL(entry).href);
+    // Compile the module before the clock starts: an empty object fails to open after init.
+    const t0 = performance.now();
+    await Atlas.open({ data: Atlas.fromBytes(new Uint8Array(0)) }).catch(() => {});
+    const initMs = performance.now() - t0;
+    const url = `${base}/atlas/`;
+    return {
+      initMs,
+      async w1() {
+        const atlas = await Atlas.open(url);
+        const names = atlas.listDatasets();
+        const stations = await atlas.attributesByDataset(null, want.attribute);
+        return textSum(catalogue(names, (n) => stations[n]));
+      },
+      async w2() {
+        const atlas = await Atlas.open(url);
+        const { data, shape } = await atlas.readAcross(want.array);
+        if (shape[0] !== want.datasets) throw new Error(`readAcross stacked ${shape[0]} datasets`);
+        return floatsSum(data);
+      },
+      async "w2-each"() {
+        const atlas = await Atlas.open(url);
+        const names = atlas.listDatasets();
+        const out = new Float32Array(names.length * rows * cols);
+        await Promise.all(
+          names.map(async (n, i) => {
+            const { data } = await atlas.dataset(n).read(want.array);
+            out.set(data, i * rows * cols);
+          }),
+        );
+        return floatsSum(out);
+      },
+      async w3() {
+        const atlas = await Atlas.open(url);
+        const { data } = await atlas.dataset(want.w3_dataset).read(want.array, { start: want.w3_start, shape: want.w3_shape });
+        return floatsSum(data);
+      },
+    };
+  },
+
+  async zarrita() {
+    const zarr = await import("zarrita");
+    // Suffix requests read a shard's index in one request (no HEAD first).
+    const open = () => zarr.open.v3(zarr.withRangeCoalescing(new zarr.FetchStore(`${base}/zarr`, { useSuffixRequest: true })), { kind: "array" });
+    return {
+      async w1() {
+        const array = await open();
+        const { datasets, station } = array.attrs;
+        return textSum(catalogue(datasets, (_, i) => station[i]));
+      },
+      async w2() {
+        const array = await open();
+        const { data } = await zarr.get(array, null);
+        return floatsSum(data);
+      },
+      async w3() {
+        const array = await open();
+        const names = array.attrs.datasets;
+        const [r, c] = want.w3_start;
+        const [h, w] = want.w3_shape;
+        const { data } = await zarr.get(array, [names.indexOf(want.w3_dataset), zarr.slice(r, r + h), zarr.slice(c, c + w)]);
+        return floatsSum(data);
+      },
+    };
+  },
+
+  async hyparquet() {
+    const { asyncBufferFromUrl, parquetMetadataAsync, parquetRead } = await import("hyparquet");
+    const { compressors } = await import("hyparquet-compressors");
+    const url = `${base}/workload.parquet`;
+    const rowsOf = async (columns, rowStart, rowEnd) => {
+      const file = await asyncBufferFromUrl({ url });
+      const metadata = await parquetMetadataAsync(file);
+      let out;
+      await parquetRead({ file, metadata, columns, rowStart, rowEnd, compressors, onComplete: (r) => (out = r) });
+      return out;
+    };
+    return {
+      async w1() {
+        const table = await rowsOf(["name", "station"]);
+        return textSum(table.map(([n, s]) => `${n}=${s}\n`).join(""));
+      },
+      async w2() {
+        const table = await rowsOf(["temperature"]);
+        const out = new Float32Array(table.length * rows * cols);
+        table.forEach(([values], i) => out.set(values, i * rows * cols));
+        return floatsSum(out);
+      },
+      async w3() {
+        // A row is the unit parquet reads: fetch the dataset's row, cut the window.
+        const names = (await rowsOf(["name"])).map(([n]) => n);
+        const row = names.indexOf(want.w3_dataset);
+        const [[values]] = await rowsOf(["temperature"], row, row + 1);
+        const [r, c] = want.w3_start;
+        const [h, w] = want.w3_shape;
+        const out = new Float32Array(h * w);
+        for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) out[y * w + x] = values[(r + y) * cols + c + x];
+        return floatsSum(out);
+      },
+    };
+  },
+};
+
+const make = readers[reader];
+if (!make) throw new Error(`no reader ${reader}`);
+const cases = await make();
+if (!cases[workload]) throw new Error(`${reader} has no workload ${workload}`);
+const started = performance.now();
+const checksum = await cases[workload]();
+const ms = performance.now() - started;
+// VmHWM, not getrusage's maxRSS: Linux carries maxRSS over from the parent
+// across fork and exec, so every child would report at least the server's RSS.
+const rssKb = Number(/VmHWM:\s*(\d+)/.exec(readFileSync("/proc/self/status", "utf8"))[1]);
+console.log(JSON.stringify({ ms, checksum, rssKb, initMs: cases.initMs }));

@@ -1,0 +1,363 @@
+//! One array across many datasets as one stacked answer `[n, ...]`: the read
+//! the format exists for. Every part is planned first, so the blocks of the
+//! whole answer are fetched as one request set (shared blocks once, adjacent
+//! blocks together, several requests at a time) before any part is built.
+//!
+//! Parts go to a [`StackSink`] one dataset at a time, so a host can write
+//! them straight into the buffer it hands its caller (the wasm binding fills
+//! one JavaScript typed array) and no second copy of the whole answer exists.
+
+use std::collections::BTreeSet;
+
+use crate::error::{Error, Result};
+use crate::format::dtype::DType;
+use crate::format::segment::ArrayMeta;
+use crate::read::array::{ArrayData, NdArray};
+use crate::read::atlas::Atlas;
+use crate::read::window::{check_declared_dtype, Plan};
+
+/// What [`Atlas::read_stacked`] reads.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AcrossRequest {
+    /// Only these datasets, in this order. `None`: every live dataset that
+    /// declares the array, in ordinal order.
+    pub datasets: Option<Vec<String>>,
+    /// First element of the window on each axis; empty with `shape` for whole arrays.
+    pub start: Vec<u64>,
+    /// Extent of the window on each axis; empty with `start` for whole arrays.
+    pub shape: Vec<u64>,
+    /// Leave out datasets whose part would not stack (another dtype, another
+    /// shape, or a window that does not fit) instead of failing.
+    pub skip_mismatched: bool,
+}
+
+/// A dataset a stacked read left out, with what its array is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Skipped {
+    pub dataset: String,
+    pub dtype: DType,
+    /// The dataset's whole array shape.
+    pub shape: Vec<u64>,
+}
+
+/// The frame of a stacked answer, known before any block is fetched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StackedLayout {
+    pub dtype: DType,
+    /// `[datasets.len(), part shape...]`.
+    pub shape: Vec<u64>,
+    /// The datasets stacked, in answer order.
+    pub datasets: Vec<String>,
+    pub skipped: Vec<Skipped>,
+}
+
+impl StackedLayout {
+    /// Elements in one dataset's part.
+    pub fn part_len(&self) -> u64 {
+        self.shape[1..].iter().product()
+    }
+
+    /// Elements in the whole answer.
+    pub fn total_len(&self) -> u64 {
+        self.shape.iter().product()
+    }
+}
+
+/// A stacked answer built in memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stacked {
+    pub datasets: Vec<String>,
+    pub skipped: Vec<Skipped>,
+    /// Shape `[datasets.len(), part shape...]`, elements in C order.
+    pub array: NdArray,
+}
+
+/// Where a stacked read puts its answer.
+pub trait StackSink {
+    /// Called once, before any part, with the answer's frame.
+    fn begin(&mut self, layout: &StackedLayout) -> Result<()>;
+    /// One dataset's part, in answer order: `layout.part_len()` elements of `layout.dtype`.
+    fn append(&mut self, part: ArrayData) -> Result<()>;
+}
+
+/// One dataset's part, planned.
+struct Part<'s> {
+    name: String,
+    meta: &'s ArrayMeta,
+    plan: Plan,
+}
+
+impl Atlas {
+    /// Reads one array (or one window of it) from many datasets and stacks
+    /// the parts along a new first axis. See [`AcrossRequest`] for the choice
+    /// of datasets; the first dataset chosen sets the dtype (and, for whole
+    /// arrays, the shape) the others must match.
+    ///
+    /// Errors: [`Error::DatasetNotFound`] for a listed name that is not a
+    /// live dataset, [`Error::ArrayNotFound`] for a listed dataset without
+    /// the array or when no live dataset declares it,
+    /// [`Error::InvalidArgument`] naming the datasets that do not stack
+    /// (unless `skip_mismatched`), [`Error::TooLarge`] for an answer over
+    /// `ReadOptions::max_answer_bytes`.
+    pub async fn read_stacked(&self, array: &str, request: &AcrossRequest) -> Result<Stacked> {
+        let mut sink = InMemory::default();
+        let layout = self.read_stacked_into(array, request, &mut sink).await?;
+        // A layout always has a first dataset, so some part arrived.
+        let data = sink
+            .data
+            .ok_or_else(|| Error::corrupt(format!("a stacked read of '{array}' built no part")))?;
+        Ok(Stacked {
+            datasets: layout.datasets,
+            skipped: layout.skipped,
+            array: NdArray {
+                dtype: layout.dtype,
+                shape: layout.shape,
+                data,
+            },
+        })
+    }
+
+    /// [`read_stacked`](Self::read_stacked), handing the parts to `sink` as
+    /// they are built; answers the frame it gave `sink.begin`. The future is
+    /// `Send` when the sink is.
+    pub async fn read_stacked_into<S: StackSink>(
+        &self,
+        array: &str,
+        request: &AcrossRequest,
+        sink: &mut S,
+    ) -> Result<StackedLayout> {
+        let chosen = self.chosen_datasets(array, request.datasets.as_deref())?;
+        let Some(segment) = self.segment_named(array).await? else {
+            return Err(no_dataset_declares(array, &chosen));
+        };
+        let (start, shape) = (&request.start[..], &request.shape[..]);
+        let whole = start.is_empty() && shape.is_empty();
+        let limit = self.shared.options.max_answer_bytes;
+
+        let mut parts: Vec<Part<'_>> = Vec::with_capacity(chosen.len());
+        let mut skipped = Vec::new();
+        let mut refused: Vec<(Skipped, Option<String>)> = Vec::new();
+        for (name, declared) in chosen {
+            let meta = segment.array(&name).ok_or_else(|| {
+                Error::corrupt(format!(
+                    "'{name}' declares '{array}' but its segment has no entry for it"
+                ))
+            })?;
+            check_declared_dtype(meta, &declared, array)?;
+            let reference = parts.first().map(|p| p.meta);
+            let differs = reference
+                .is_some_and(|r| r.dtype != meta.dtype || (whole && r.shape != meta.shape));
+            // Why a dataset does not stack: `None` for another dtype or shape.
+            let why = match differs {
+                true => None,
+                false => match Plan::new(meta, start, shape, limit) {
+                    Ok(plan) => {
+                        parts.push(Part { name, meta, plan });
+                        continue;
+                    }
+                    // A window that does not fit this dataset: the only error a
+                    // later dataset may be left out for; the first sets the frame.
+                    Err(Error::OutOfBounds(m)) if reference.is_some() => Some(m),
+                    Err(e) => return Err(in_dataset(e, &name)),
+                },
+            };
+            let left_out = Skipped {
+                dataset: name,
+                dtype: meta.dtype.clone(),
+                shape: meta.shape.iter().map(|&s| s as u64).collect(),
+            };
+            match request.skip_mismatched {
+                true => skipped.push(left_out),
+                false => refused.push((left_out, why)),
+            }
+        }
+        let Some(first) = parts.first() else {
+            return Err(no_dataset_declares(array, &[]));
+        };
+        if !refused.is_empty() {
+            return Err(not_stackable(array, first, whole, &refused));
+        }
+
+        let part_shape: Vec<u64> = match whole {
+            true => first.meta.shape.iter().map(|&s| s as u64).collect(),
+            false => shape.to_vec(),
+        };
+        let layout = StackedLayout {
+            dtype: first.meta.dtype.clone(),
+            shape: std::iter::once(parts.len() as u64)
+                .chain(part_shape)
+                .collect(),
+            datasets: parts.iter().map(|p| p.name.clone()).collect(),
+            skipped,
+        };
+        check_answer_size(&layout, limit)?;
+
+        let ids: BTreeSet<u32> = parts.iter().flat_map(|p| p.plan.block_ids()).collect();
+        let blocks = segment
+            .load_blocks(&self.shared, &ids.into_iter().collect::<Vec<_>>())
+            .await?;
+        sink.begin(&layout)?;
+        for part in &parts {
+            sink.append(part.plan.assemble(part.meta, &blocks)?.data)?;
+        }
+        Ok(layout)
+    }
+
+    /// `(name, declared dtype)` of each dataset the read covers, in answer order.
+    fn chosen_datasets(
+        &self,
+        array: &str,
+        listed: Option<&[String]>,
+    ) -> Result<Vec<(String, DType)>> {
+        let footer = &self.shared.footer;
+        let declared = |schema: u32| {
+            footer.schema_pool[schema as usize]
+                .arrays
+                .iter()
+                .find(|&&(n, _)| footer.string(n) == array)
+                .map(|&(_, d)| footer.dtype(d).clone())
+        };
+        let Some(listed) = listed else {
+            return Ok(self
+                .live()
+                .filter_map(|(_, name, schema)| Some((name.to_string(), declared(schema)?)))
+                .collect());
+        };
+        if listed.is_empty() {
+            return Err(Error::InvalidArgument(
+                "the list of datasets is empty; leave it out to read every dataset".into(),
+            ));
+        }
+        listed
+            .iter()
+            .map(|name| {
+                let schema = match footer.datasets.get(name.as_str()) {
+                    Some(&schema) if self.dataset_exists(name) => schema,
+                    _ => return Err(Error::DatasetNotFound(name.clone())),
+                };
+                let dtype = declared(schema).ok_or_else(|| Error::ArrayNotFound {
+                    dataset: name.clone(),
+                    array: array.to_string(),
+                })?;
+                Ok((name.clone(), dtype))
+            })
+            .collect()
+    }
+}
+
+/// Names the dataset in a window error, as `read_across` does.
+fn in_dataset(error: Error, name: &str) -> Error {
+    match error {
+        Error::OutOfBounds(m) => Error::OutOfBounds(format!("dataset '{name}': {m}")),
+        other => other,
+    }
+}
+
+fn no_dataset_declares(array: &str, chosen: &[(String, DType)]) -> Error {
+    Error::ArrayNotFound {
+        // `*`: no live dataset at all; a listed dataset is caught earlier.
+        dataset: chosen.first().map_or("*".to_string(), |(n, _)| n.clone()),
+        array: array.to_string(),
+    }
+}
+
+/// How many refused datasets an error names before it counts the rest.
+const NAMED_IN_ERROR: usize = 5;
+
+fn not_stackable(
+    array: &str,
+    first: &Part<'_>,
+    whole: bool,
+    refused: &[(Skipped, Option<String>)],
+) -> Error {
+    let frame = match whole {
+        true => format!("{} {:?}", first.meta.dtype, first.meta.shape),
+        false => format!("{}", first.meta.dtype),
+    };
+    let mut named: Vec<String> = refused
+        .iter()
+        .take(NAMED_IN_ERROR)
+        .map(|(s, why)| match why {
+            None => format!("'{}' holds {} {:?}", s.dataset, s.dtype, s.shape),
+            Some(why) => format!("'{}' does not fit the window ({why})", s.dataset),
+        })
+        .collect();
+    if refused.len() > NAMED_IN_ERROR {
+        named.push(format!("and {} more", refused.len() - NAMED_IN_ERROR));
+    }
+    Error::InvalidArgument(format!(
+        "'{array}' does not stack across the datasets: the first, '{}', holds {frame}, but {}; \
+         pass skip to leave them out, or list the datasets to read",
+        first.name,
+        named.join(", ")
+    ))
+}
+
+fn check_answer_size(layout: &StackedLayout, limit: u64) -> Result<()> {
+    // Variable-length items cost at least a slice header each, as in `Plan::new`.
+    let per_element = layout.dtype.element_size().unwrap_or(24) as u64;
+    let bytes = layout
+        .shape
+        .iter()
+        .try_fold(per_element, |n, &s| n.checked_mul(s));
+    match bytes {
+        Some(b) if b <= limit => Ok(()),
+        _ => Err(Error::TooLarge(format!(
+            "a stacked answer of shape {:?} ({}) exceeds the {limit}-byte answer limit; read fewer datasets or a smaller window, or raise ReadOptions::max_answer_bytes",
+            layout.shape, layout.dtype
+        ))),
+    }
+}
+
+/// The sink behind [`Atlas::read_stacked`]: one vector, reserved once.
+#[derive(Default)]
+struct InMemory {
+    data: Option<ArrayData>,
+    total: usize,
+}
+
+impl StackSink for InMemory {
+    fn begin(&mut self, layout: &StackedLayout) -> Result<()> {
+        self.total = usize::try_from(layout.total_len())
+            .map_err(|_| Error::TooLarge(format!("{} elements", layout.total_len())))?;
+        Ok(())
+    }
+
+    fn append(&mut self, part: ArrayData) -> Result<()> {
+        macro_rules! join {
+            ($($variant:ident),*) => {
+                match (&mut self.data, part) {
+                    (None, mut part) => {
+                        match &mut part {
+                            $(ArrayData::$variant(v) => v.reserve_exact(self.total.saturating_sub(v.len())),)*
+                        }
+                        self.data = Some(part);
+                    }
+                    $((Some(ArrayData::$variant(all)), ArrayData::$variant(v)) => all.extend(v),)*
+                    (Some(_), _) => {
+                        return Err(Error::InvalidArgument(
+                            "a stacked part of another element type".into(),
+                        ))
+                    }
+                }
+            };
+        }
+        join!(
+            Bool,
+            Int8,
+            Int16,
+            Int32,
+            Int64,
+            UInt8,
+            UInt16,
+            UInt32,
+            UInt64,
+            Float32,
+            Float64,
+            String,
+            Binary,
+            TimestampNs
+        );
+        Ok(())
+    }
+}
