@@ -11,10 +11,16 @@ export ATLAS_REQUIRE_PYTHON=1
 echo "== cargo fmt --check"
 cargo fmt --all -- --check
 
+echo "== clippy, every target and feature, warnings denied"
+cargo clippy --workspace --all-features --all-targets -- -D warnings
+
+echo "== rustdoc, warnings denied (every public item documented, links resolve)"
+RUSTDOCFLAGS="-D warnings" cargo doc --all-features --no-deps --lib
+
 echo "== the reader core compiles for wasm32-unknown-unknown"
 cargo build --lib --target wasm32-unknown-unknown
 
-echo "== native tests (core, interop with atlas-rust and atlas-python, writer, CLI)"
+echo "== native tests and doc tests (core, interop with atlas-rust and atlas-python, writer, CLI)"
 cargo test --workspace --all-features
 
 echo "== wasm and npm package tests (Node, workerd, headless Chromium, wasm-bindgen)"
