@@ -84,7 +84,7 @@ pub enum Error {
 /// Every [`Error::code`], in declaration order: the one list that
 /// `js/src/errors.js` and `js/src/index.d.ts` must repeat (a unit test
 /// below holds them equal).
-pub const CODES: &[&str] = &[
+const CODES: &[&str] = &[
     "NotAnAtlasCollection",
     "UnsupportedVersion",
     "CorruptCollection",
@@ -108,6 +108,10 @@ pub const CODES: &[&str] = &[
 ];
 
 impl Error {
+    /// Every [`code`](Self::code), in declaration order: the list that
+    /// `js/src/errors.js` and `js/src/index.d.ts` repeat.
+    pub const CODES: &'static [&'static str] = CODES;
+
     /// A stable identifier for the variant, shared with the JavaScript `AtlasError.code`.
     pub fn code(&self) -> &'static str {
         match self {

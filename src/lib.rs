@@ -120,7 +120,8 @@ pub use format::dtype::DType;
 pub use format::footer::Codec;
 pub use format::value::{ArrayStats, Attr, FillValue, StatValue};
 pub use read::{
-    ArrayData, ArrayLayout, ArrayMetaView, Atlas, BlockDecoder, CompressedBlock, DatasetView,
-    Element, NdArray, ReadOptions, SchemaView, TimestampNs, TypedArray,
+    AcrossRequest, ArrayData, ArrayLayout, ArrayMetaView, Atlas, BlockDecoder, CompressedBlock,
+    DatasetView, Element, NdArray, ReadOptions, SchemaView, Skipped, StackSink, Stacked,
+    StackedLayout, TimestampNs, TypedArray,
 };
 pub use source::{ByteSource, MemorySource, Tail};

@@ -34,7 +34,9 @@ pub struct AcrossRequest {
 /// A dataset a stacked read left out, with what its array is.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Skipped {
+    /// The dataset left out.
     pub dataset: String,
+    /// The element type of its array.
     pub dtype: DType,
     /// The dataset's whole array shape.
     pub shape: Vec<u64>,
@@ -43,30 +45,40 @@ pub struct Skipped {
 /// The frame of a stacked answer, known before any block is fetched.
 #[derive(Debug, Clone, PartialEq)]
 pub struct StackedLayout {
+    /// The element type of every part.
     pub dtype: DType,
     /// `[datasets.len(), part shape...]`.
     pub shape: Vec<u64>,
     /// The datasets stacked, in answer order.
     pub datasets: Vec<String>,
+    /// Datasets left out by `skip_mismatched`.
     pub skipped: Vec<Skipped>,
 }
 
 impl StackedLayout {
-    /// Elements in one dataset's part.
+    /// Elements in one dataset's part (`u64::MAX` if the product overflows).
     pub fn part_len(&self) -> u64 {
-        self.shape[1..].iter().product()
+        saturating_product(self.shape.get(1..).unwrap_or(&[]))
     }
 
-    /// Elements in the whole answer.
+    /// Elements in the whole answer (`u64::MAX` if the product overflows).
     pub fn total_len(&self) -> u64 {
-        self.shape.iter().product()
+        saturating_product(&self.shape)
     }
+}
+
+fn saturating_product(dims: &[u64]) -> u64 {
+    dims.iter()
+        .try_fold(1u64, |n, &d| n.checked_mul(d))
+        .unwrap_or(u64::MAX)
 }
 
 /// A stacked answer built in memory.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stacked {
+    /// The datasets stacked, in answer order.
     pub datasets: Vec<String>,
+    /// Datasets left out by `skip_mismatched`.
     pub skipped: Vec<Skipped>,
     /// Shape `[datasets.len(), part shape...]`, elements in C order.
     pub array: NdArray,
@@ -98,7 +110,7 @@ impl Atlas {
     /// the array or when no live dataset declares it,
     /// [`Error::InvalidArgument`] naming the datasets that do not stack
     /// (unless `skip_mismatched`), [`Error::TooLarge`] for an answer over
-    /// `ReadOptions::max_answer_bytes`.
+    /// `ReadOptions::memory_budget`.
     pub async fn read_stacked(&self, array: &str, request: &AcrossRequest) -> Result<Stacked> {
         let mut sink = InMemory::default();
         let layout = self.read_stacked_into(array, request, &mut sink).await?;
@@ -132,7 +144,7 @@ impl Atlas {
         };
         let (start, shape) = (&request.start[..], &request.shape[..]);
         let whole = start.is_empty() && shape.is_empty();
-        let limit = self.shared.options.max_answer_bytes;
+        let limit = self.shared.options.memory_budget;
 
         let mut parts: Vec<Part<'_>> = Vec::with_capacity(chosen.len());
         let mut skipped = Vec::new();
@@ -303,7 +315,7 @@ fn check_answer_size(layout: &StackedLayout, limit: u64) -> Result<()> {
     match bytes {
         Some(b) if b <= limit => Ok(()),
         _ => Err(Error::TooLarge(format!(
-            "a stacked answer of shape {:?} ({}) exceeds the {limit}-byte answer limit; read fewer datasets or a smaller window, or raise ReadOptions::max_answer_bytes",
+            "a stacked answer of shape {:?} ({}) exceeds the {limit}-byte answer limit; read fewer datasets or a smaller window, or raise ReadOptions::memory_budget (maxMemory in JavaScript)",
             layout.shape, layout.dtype
         ))),
     }
