@@ -4,6 +4,7 @@
 mod array;
 mod atlas;
 mod cache;
+pub(crate) mod collection_stats;
 mod dataset;
 mod decode;
 mod segment;
