@@ -58,6 +58,8 @@ pub async fn dump_async(dir: &Path) -> anyhow::Result<Value> {
         }));
     }
 
+    let sweep = sweep(&atlas).await?;
+
     Ok(json!({
         "format_version": atlas.format_version(),
         "codec": format!("{:?}", atlas.codec()),
@@ -69,8 +71,57 @@ pub async fn dump_async(dir: &Path) -> anyhow::Result<Value> {
         "array_stats": array_stats,
         "array_stats_by_dataset": array_stats_by_dataset,
         "attributes_by_dataset": by_dataset,
+        "sweep": sweep,
     }))
 }
+
+/// Collection-level answers for names `arrays` does not list: every
+/// variable of the footer (those only deleted datasets declare, and the
+/// reserved `_datasets`), a name nobody declared, and which footer dataset
+/// names exist. A reader that answers these from its own idea of "live"
+/// differs here.
+async fn sweep(atlas: &Atlas) -> anyhow::Result<Value> {
+    let footer = atlas.footer();
+    let listed = atlas.list_arrays();
+    let mut names: BTreeSet<String> = footer
+        .variables
+        .iter()
+        .filter_map(|v| footer.string(v.name))
+        .filter(|name| !listed.iter().any(|l| l == name))
+        .map(str::to_string)
+        .collect();
+    names.insert(UNDECLARED.to_string());
+    let mut unlisted = Map::new();
+    for name in names {
+        let merged = atlas.array_stats(&name).await?;
+        let each = atlas.array_stats_by_dataset(&name).await?;
+        let attrs = atlas.attributes_by_dataset(Some(&name), UNDECLARED).await?;
+        unlisted.insert(
+            name,
+            json!({
+                "array_stats": encode::stats(merged.as_ref()),
+                "array_stats_by_dataset": each.iter().map(|s| encode::stats(Some(s))).collect::<Vec<_>>(),
+                "attributes_by_dataset": encode::attr_pairs(&attrs),
+            }),
+        );
+    }
+    let exists: Vec<Value> = footer
+        .datasets
+        .keys()
+        .map(|name| json!([name.as_str(), atlas.dataset_exists(name)]))
+        .collect();
+    Ok(json!({
+        "unlisted_names": unlisted,
+        "list_datasets": atlas.list_datasets(),
+        "dataset_exists": exists,
+        "undeclared_dataset_attribute": encode::attr_pairs(
+            &atlas.attributes_by_dataset(None, UNDECLARED).await?
+        ),
+    }))
+}
+
+/// A name no fixture uses, for array, attribute and key alike.
+const UNDECLARED: &str = "no such name";
 
 /// Every `(array, key)` some schema in the pool declares, with `None` for a
 /// dataset-level key. Sorted by `(array or "", key)`. The pool covers deleted

@@ -204,6 +204,11 @@ export class Atlas {
   hasDataset(name: string): boolean;
   /** Throws `AtlasError` with code `DatasetNotFound`. */
   dataset(name: string): Dataset;
+  /**
+   * One array over every live dataset, whatever its dtype, merged as
+   * atlas-rust 0.17.2 merges them (docs/read-path.md). Each bound is typed as
+   * the dataset it came from gives it; `null` when no live dataset holds it.
+   */
   arrayStats(array: string): Promise<Stats | null>;
   arrayStatsByDataset(array: string): Promise<DatasetStats[]>;
   attributesByDataset(array: string | null, key: string): Promise<Record<string, AttrValue>>;

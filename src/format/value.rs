@@ -72,29 +72,52 @@ pub struct ArrayStats {
 }
 
 impl ArrayStats {
-    /// Folds `other` in: counts add, bounds widen, an absent bound yields.
-    pub(crate) fn merge(&mut self, other: &ArrayStats) {
+    /// Folds `other` in, the way atlas-rust 0.17.2 folds one dataset into a
+    /// collection's statistics: counts add, each bound takes the wider of the
+    /// two, and an absent bound yields to a present one.
+    ///
+    /// Two bounds of different variants (one name at two dtypes) do not
+    /// order. atlas-rust answers "not less or equal" for such a pair, so the
+    /// incoming bound takes the minimum and the standing one keeps the
+    /// maximum; the result depends on the order of the fold. On a tie the
+    /// minimum stays and the maximum is taken. Says which bounds `other` gave.
+    pub(crate) fn merge(&mut self, other: &ArrayStats) -> BoundsTaken {
         self.null_count = self.null_count.saturating_add(other.null_count);
         self.row_count = self.row_count.saturating_add(other.row_count);
-        self.min = wider(self.min.take(), other.min.as_ref(), true);
-        self.max = wider(self.max.take(), other.max.as_ref(), false);
+        let (min, min_taken) = wider(self.min.take(), other.min.as_ref(), true);
+        let (max, max_taken) = wider(self.max.take(), other.max.as_ref(), false);
+        self.min = min;
+        self.max = max;
+        BoundsTaken {
+            min: min_taken,
+            max: max_taken,
+        }
     }
 }
 
+/// Which bounds a [`ArrayStats::merge`] took from the incoming statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BoundsTaken {
+    pub(crate) min: bool,
+    pub(crate) max: bool,
+}
+
+/// The lower (`keep_lower`) or upper of two bounds, and whether it is `other`.
 fn wider(
     current: Option<StatValue>,
     other: Option<&StatValue>,
     keep_lower: bool,
-) -> Option<StatValue> {
+) -> (Option<StatValue>, bool) {
     match (current, other) {
-        (None, other) => other.cloned(),
-        (current, None) => current,
+        (current, None) => (current, false),
+        (None, Some(other)) => (Some(other.clone()), true),
         (Some(a), Some(b)) => {
-            let a_le_b = a.le(b).unwrap_or(true);
+            // Two variants never order: atlas-rust reads them as "a > b".
+            let a_le_b = a.le(b).unwrap_or(false);
             if a_le_b == keep_lower {
-                Some(a)
+                (Some(a), false)
             } else {
-                Some(b.clone())
+                (Some(b.clone()), true)
             }
         }
     }
@@ -233,6 +256,103 @@ mod tests {
         };
         none.merge(&stats(4.0, 4.0, 0));
         assert_eq!(none.min, Some(StatValue::Float(4.0)));
+    }
+
+    fn bounds(min: StatValue, max: StatValue) -> ArrayStats {
+        ArrayStats {
+            name: "t".into(),
+            min: Some(min),
+            max: Some(max),
+            null_count: 0,
+            row_count: 1,
+        }
+    }
+
+    #[test]
+    fn a_bound_of_another_variant_takes_the_minimum_and_never_the_maximum() {
+        // atlas-rust 0.17.2: Int(-5) vs Float(0.25) does not order, so the
+        // incoming bound is the minimum whatever its value, and the standing
+        // maximum stays.
+        let mut acc = bounds(StatValue::Int(-5), StatValue::Int(10));
+        let taken = acc.merge(&bounds(StatValue::Float(0.25), StatValue::Float(99.0)));
+        assert_eq!(
+            taken,
+            BoundsTaken {
+                min: true,
+                max: false
+            }
+        );
+        assert_eq!(acc.min, Some(StatValue::Float(0.25)));
+        assert_eq!(acc.max, Some(StatValue::Int(10)));
+        // The same pair in the other order gives another answer.
+        let mut acc = bounds(StatValue::Float(0.25), StatValue::Float(99.0));
+        acc.merge(&bounds(StatValue::Int(-5), StatValue::Int(10)));
+        assert_eq!(acc.min, Some(StatValue::Int(-5)));
+        assert_eq!(acc.max, Some(StatValue::Float(99.0)));
+        // UInt against Int, and bytes against a number, likewise.
+        let mut acc = bounds(StatValue::UInt(1), StatValue::UInt(200));
+        acc.merge(&bounds(StatValue::Int(-3), StatValue::Int(300)));
+        assert_eq!(acc.min, Some(StatValue::Int(-3)));
+        assert_eq!(acc.max, Some(StatValue::UInt(200)));
+        let mut acc = bounds(
+            StatValue::Bytes(b"b".to_vec()),
+            StatValue::Bytes(b"z".to_vec()),
+        );
+        acc.merge(&bounds(StatValue::Float(5.0), StatValue::Float(6.0)));
+        assert_eq!(acc.min, Some(StatValue::Float(5.0)));
+        assert_eq!(acc.max, Some(StatValue::Bytes(b"z".to_vec())));
+    }
+
+    #[test]
+    fn ties_keep_the_minimum_and_take_the_maximum_and_nan_orders_totally() {
+        let mut acc = bounds(StatValue::Int(1), StatValue::Int(2));
+        let taken = acc.merge(&bounds(StatValue::Int(1), StatValue::Int(2)));
+        assert_eq!(
+            taken,
+            BoundsTaken {
+                min: false,
+                max: true
+            }
+        );
+        // total_cmp: -NaN below -inf, NaN above +inf.
+        let mut acc = bounds(StatValue::Float(f64::NEG_INFINITY), StatValue::Float(1.0));
+        acc.merge(&bounds(
+            StatValue::Float(-f64::NAN),
+            StatValue::Float(f64::NAN),
+        ));
+        assert!(matches!(acc.min, Some(StatValue::Float(v)) if v.is_nan() && v.is_sign_negative()));
+        assert!(matches!(acc.max, Some(StatValue::Float(v)) if v.is_nan() && v.is_sign_positive()));
+        // An absent bound yields both ways.
+        let mut acc = ArrayStats {
+            min: None,
+            max: None,
+            ..bounds(StatValue::Int(0), StatValue::Int(0))
+        };
+        let taken = acc.merge(&bounds(StatValue::Int(4), StatValue::Int(5)));
+        assert_eq!(
+            taken,
+            BoundsTaken {
+                min: true,
+                max: true
+            }
+        );
+        let taken = acc.merge(&ArrayStats {
+            min: None,
+            max: None,
+            ..bounds(StatValue::Int(0), StatValue::Int(0))
+        });
+        assert_eq!(
+            taken,
+            BoundsTaken {
+                min: false,
+                max: false
+            }
+        );
+        assert_eq!(
+            (acc.min, acc.max),
+            (Some(StatValue::Int(4)), Some(StatValue::Int(5)))
+        );
+        assert_eq!(acc.row_count, 3);
     }
 
     impl ArrayStats {

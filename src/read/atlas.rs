@@ -276,36 +276,13 @@ impl Atlas {
         self.shared.cache.held()
     }
 
-    /// One array's statistics over every live dataset: counts add, the
-    /// minimum is the least minimum, the maximum the greatest maximum.
-    ///
-    /// Datasets that declare the name with a dtype other than the first live
-    /// dataset's stay out, because two dtypes do not compare (atlas-rust
-    /// 0.17.2 documents this rule but merges them anyway). `None` when no
-    /// live dataset holds the array.
+    /// One array's statistics over every live dataset that recorded them,
+    /// whatever its dtype, merged as atlas-rust 0.17.2 merges them (see
+    /// `collection_stats`). `None` when no live dataset holds the array.
     pub async fn array_stats(&self, array: &str) -> Result<Option<ArrayStats>> {
-        let Some(segment) = self.segment_named(array).await? else {
-            return Ok(None);
-        };
-        let mut merged: Option<ArrayStats> = None;
-        let mut dtype = None;
-        for meta in segment.arrays() {
-            let (Some(stats), true) = (&meta.stats, self.is_live_name(&meta.name)) else {
-                continue;
-            };
-            match (&mut merged, dtype) {
-                (None, _) => {
-                    merged = Some(ArrayStats {
-                        name: array.to_string(),
-                        ..stats.clone()
-                    });
-                    dtype = Some(&meta.dtype);
-                }
-                (Some(acc), Some(first)) if *first == meta.dtype => acc.merge(stats),
-                _ => {}
-            }
-        }
-        Ok(merged)
+        Ok(crate::read::collection_stats::merge(self, array)
+            .await?
+            .map(|merged| merged.stats))
     }
 
     /// Each live dataset's statistics for one array, in write order; every

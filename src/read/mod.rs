@@ -5,6 +5,7 @@ mod across;
 mod array;
 mod atlas;
 mod cache;
+pub(crate) mod collection_stats;
 mod dataset;
 mod decode;
 mod open;

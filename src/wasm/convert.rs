@@ -12,6 +12,7 @@ use wasm_bindgen::prelude::*;
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::value::{ArrayStats, Attr, FillValue, StatValue};
+use crate::read::collection_stats::CollectionStats;
 use crate::read::{ArrayData, ArrayLayout, NdArray, SchemaView, StackSink, StackedLayout};
 
 /// An object with fixed, trusted keys.
@@ -124,10 +125,30 @@ pub(crate) fn attrs(values: IndexMap<String, Attr>) -> JsValue {
 
 /// `{min, max, nullCount, rowCount}`; bounds take the type of `dtype`'s elements.
 pub(crate) fn stats(stats: &ArrayStats, dtype: Option<&DType>) -> JsValue {
-    let bound = |v: &Option<StatValue>| v.as_ref().map_or(JsValue::NULL, |v| stat_value(v, dtype));
+    stats_of_dtypes(stats, dtype, dtype)
+}
+
+/// [`stats`] of a collection, where each bound may come from a dataset of
+/// another dtype.
+pub(crate) fn collection_stats(merged: &CollectionStats) -> JsValue {
+    stats_of_dtypes(
+        &merged.stats,
+        merged.min_dtype.as_ref(),
+        merged.max_dtype.as_ref(),
+    )
+}
+
+fn stats_of_dtypes(
+    stats: &ArrayStats,
+    min_dtype: Option<&DType>,
+    max_dtype: Option<&DType>,
+) -> JsValue {
+    let bound = |v: &Option<StatValue>, dtype: Option<&DType>| {
+        v.as_ref().map_or(JsValue::NULL, |v| stat_value(v, dtype))
+    };
     object(&[
-        ("min", bound(&stats.min)),
-        ("max", bound(&stats.max)),
+        ("min", bound(&stats.min, min_dtype)),
+        ("max", bound(&stats.max, max_dtype)),
         ("nullCount", (stats.null_count as f64).into()),
         ("rowCount", (stats.row_count as f64).into()),
     ])

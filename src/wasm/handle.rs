@@ -166,21 +166,16 @@ impl AtlasHandle {
         })
     }
 
-    /// `{min, max, nullCount, rowCount}` over every live dataset, or `null`.
+    /// `{min, max, nullCount, rowCount}` over every live dataset, whatever its
+    /// dtype (as atlas-rust merges them), or `null`. A bound shows as the
+    /// dataset it came from would show it.
     #[wasm_bindgen(js_name = arrayStats)]
     pub fn array_stats(&self, array: String) -> std::result::Result<Promise, JsValue> {
         let atlas = self.atlas()?;
         Ok(spawn(async move {
-            let Some(merged) = atlas.array_stats(&array).await? else {
-                return Ok(JsValue::NULL);
-            };
-            // The core merges the datasets that share the first one's dtype; its
-            // entries come in the order array_stats_by_dataset lists them.
-            let first = atlas.array_stats_by_dataset(&array).await?;
-            let dtype = first
-                .first()
-                .and_then(|s| dtype_of(&atlas, &s.name, &array));
-            Ok(convert::stats(&merged, dtype.as_ref()))
+            Ok(crate::read::collection_stats::merge(&atlas, &array)
+                .await?
+                .map_or(JsValue::NULL, |merged| convert::collection_stats(&merged)))
         }))
     }
 

@@ -169,6 +169,7 @@ pub async fn dump(atlas: &Atlas) -> atlas_wasm::Result<Value> {
             "values": Value::Array(map.iter().map(|(d, v)| json!([d, attr(v)])).collect()),
         }));
     }
+    let sweep = sweep(atlas).await?;
     Ok(json!({
         "format_version": atlas.format_version(),
         "codec": format!("{:?}", atlas.codec()),
@@ -180,5 +181,47 @@ pub async fn dump(atlas: &Atlas) -> atlas_wasm::Result<Value> {
         "array_stats": array_stats,
         "array_stats_by_dataset": by_dataset,
         "attributes_by_dataset": by_attribute,
+        "sweep": sweep,
+    }))
+}
+
+/// The interop dump's `sweep`: collection-level answers for the footer's
+/// variables `list_arrays` leaves out, a name nobody declared, and which
+/// footer dataset names exist.
+async fn sweep(atlas: &Atlas) -> atlas_wasm::Result<Value> {
+    const UNDECLARED: &str = "no such name";
+    let footer = atlas.footer();
+    let listed = atlas.list_arrays();
+    let mut names: std::collections::BTreeSet<String> = footer
+        .variables
+        .iter()
+        .map(|v| footer.string(v.name).to_string())
+        .filter(|name| !listed.contains(name))
+        .collect();
+    names.insert(UNDECLARED.to_string());
+    let mut unlisted = serde_json::Map::new();
+    for name in names {
+        let merged = atlas.array_stats(&name).await?;
+        let each = atlas.array_stats_by_dataset(&name).await?;
+        let attributes = atlas.attributes_by_dataset(Some(&name), UNDECLARED).await?;
+        unlisted.insert(
+            name,
+            json!({
+                "array_stats": merged.as_ref().map_or(Value::Null, stats),
+                "array_stats_by_dataset": each.iter().map(stats).collect::<Vec<_>>(),
+                "attributes_by_dataset": attrs(&attributes),
+            }),
+        );
+    }
+    let exists: Vec<Value> = footer
+        .datasets
+        .keys()
+        .map(|name| json!([name, atlas.dataset_exists(name)]))
+        .collect();
+    Ok(json!({
+        "unlisted_names": unlisted,
+        "list_datasets": atlas.list_datasets(),
+        "dataset_exists": exists,
+        "undeclared_dataset_attribute": attrs(&atlas.attributes_by_dataset(None, UNDECLARED).await?),
     }))
 }

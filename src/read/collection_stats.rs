@@ -1,0 +1,59 @@
+//! One array's statistics over a whole collection, merged as atlas-rust
+//! 0.17.2 merges them.
+//!
+//! Every live dataset that recorded statistics for the name takes part,
+//! whatever its dtype, in the order the segment lists them (write order).
+//! [`ArrayStats::merge`] holds the rule for each pair, the one for bounds of
+//! two dtypes included; docs/read-path.md shows what that gives.
+
+use crate::error::Result;
+use crate::format::dtype::DType;
+use crate::format::value::ArrayStats;
+use crate::read::atlas::Atlas;
+
+/// The merged statistics, with the dtype of the dataset each bound came
+/// from: a bound carries no dtype of its own, and a caller that shows it
+/// (JS picks a number or a BigInt, a string or bytes) needs one.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CollectionStats {
+    pub(crate) stats: ArrayStats,
+    pub(crate) min_dtype: Option<DType>,
+    pub(crate) max_dtype: Option<DType>,
+}
+
+/// Folds the statistics of every live dataset that holds `array`; `None`
+/// when none recorded any. The answer's `name` is `array`.
+pub(crate) async fn merge(atlas: &Atlas, array: &str) -> Result<Option<CollectionStats>> {
+    let Some(segment) = atlas.segment_named(array).await? else {
+        return Ok(None);
+    };
+    let mut merged: Option<CollectionStats> = None;
+    for meta in segment.arrays() {
+        let Some(stats) = &meta.stats else { continue };
+        if !atlas.dataset_exists(&meta.name) {
+            continue;
+        }
+        match &mut merged {
+            None => {
+                merged = Some(CollectionStats {
+                    stats: ArrayStats {
+                        name: array.to_string(),
+                        ..stats.clone()
+                    },
+                    min_dtype: stats.min.as_ref().map(|_| meta.dtype.clone()),
+                    max_dtype: stats.max.as_ref().map(|_| meta.dtype.clone()),
+                });
+            }
+            Some(acc) => {
+                let taken = acc.stats.merge(stats);
+                if taken.min {
+                    acc.min_dtype = Some(meta.dtype.clone());
+                }
+                if taken.max {
+                    acc.max_dtype = Some(meta.dtype.clone());
+                }
+            }
+        }
+    }
+    Ok(merged)
+}
