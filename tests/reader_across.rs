@@ -3,7 +3,7 @@
 
 mod common;
 
-use atlas_wasm::read::{AcrossRequest, Skipped};
+use atlas_wasm::{AcrossRequest, Skipped};
 use atlas_wasm::{Atlas, DType, Error};
 use common::{block_on, dump::values, suite};
 use serde_json::Value;

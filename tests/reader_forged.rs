@@ -192,10 +192,13 @@ fn nested_list(depth: usize) -> DType {
     })
 }
 
+/// What a case is, its container, its mask, and the code it must end in.
+type Case = (&'static str, Vec<u8>, Option<Vec<u8>>, &'static str);
+
 #[test]
 fn every_lie_ends_in_its_typed_error_within_the_budget() {
     let float_block = zstd(&[0u8; 64]);
-    let cases: Vec<(&str, Vec<u8>, Option<Vec<u8>>, &str)> = vec![
+    let cases: Vec<Case> = vec![
         (
             "a footer pool of 120 M one-byte nils",
             with_footer(encode_header().to_vec(), &zstd(&nil_pool(120_000_000))),

@@ -10,11 +10,17 @@ use crate::format::dtype::DType;
 /// The value of an unwritten element.
 #[derive(Debug, Clone, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub enum FillValue {
+    /// Booleans (and integers, converted with `as`).
     Bool(bool),
+    /// Signed integers; converted with `as` for other types.
     Int(i64),
+    /// Unsigned integers; converted with `as` for other types.
     UInt(u64),
+    /// Floats, NaN included; converted with `as` for other types.
     Float(f64),
+    /// Strings; unwritten string cells read as empty all the same.
     String(String),
+    /// Timestamps, nanoseconds since the Unix epoch.
     TimestampNs(i64),
 }
 
@@ -36,11 +42,15 @@ impl PartialEq for FillValue {
 /// A minimum or a maximum.
 #[derive(Debug, Clone, PartialEq, rkyv::Archive, rkyv::Serialize, rkyv::Deserialize)]
 pub enum StatValue {
+    /// Signed integer bounds.
     Int(i64),
+    /// Unsigned integer bounds (and bools as 0 or 1).
     UInt(u64),
+    /// Float bounds, ordered by `total_cmp`.
     Float(f64),
     /// Strings and binary: raw bytes, compared lexicographically.
     Bytes(Vec<u8>),
+    /// Timestamp bounds, nanoseconds since the Unix epoch.
     TimestampNs(i64),
 }
 
@@ -63,7 +73,9 @@ impl StatValue {
 pub struct ArrayStats {
     /// In a segment, the dataset; in the reader's answers, as documented there.
     pub name: String,
+    /// The least non-null value, if any.
     pub min: Option<StatValue>,
+    /// The greatest non-null value, if any.
     pub max: Option<StatValue>,
     /// Elements equal to the fill value (and never-written ones).
     pub null_count: u64,
@@ -126,31 +138,57 @@ fn wider(
 /// An attribute value, typed as it was stored.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Attr {
+    /// A boolean.
     Bool(bool),
+    /// An `i8`.
     Int8(i8),
+    /// An `i16`.
     Int16(i16),
+    /// An `i32`.
     Int32(i32),
+    /// An `i64`.
     Int64(i64),
+    /// A `u8`.
     UInt8(u8),
+    /// A `u16`.
     UInt16(u16),
+    /// A `u32`.
     UInt32(u32),
+    /// A `u64`.
     UInt64(u64),
+    /// An `f32`.
     Float32(f32),
+    /// An `f64`.
     Float64(f64),
+    /// Text.
     String(String),
+    /// Bytes.
     Binary(Vec<u8>),
+    /// A list of booleans.
     BoolList(Vec<bool>),
+    /// A list of `i8`.
     Int8List(Vec<i8>),
+    /// A list of `i16`.
     Int16List(Vec<i16>),
+    /// A list of `i32`.
     Int32List(Vec<i32>),
+    /// A list of `i64`.
     Int64List(Vec<i64>),
+    /// A list of `u8`.
     UInt8List(Vec<u8>),
+    /// A list of `u16`.
     UInt16List(Vec<u16>),
+    /// A list of `u32`.
     UInt32List(Vec<u32>),
+    /// A list of `u64`.
     UInt64List(Vec<u64>),
+    /// A list of `f32`.
     Float32List(Vec<f32>),
+    /// A list of `f64`.
     Float64List(Vec<f64>),
+    /// A list of strings.
     StringList(Vec<String>),
+    /// A list of byte strings.
     BinaryList(Vec<Vec<u8>>),
 }
 
