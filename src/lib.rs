@@ -88,11 +88,11 @@
 //! # Layout
 //!
 //! - [`source`]: the byte-range seam and its native adapters.
-//! - [`format`]: every byte of the format, and sans-IO open decoders; no I/O.
+//! - [`format`](mod@format): every byte of the format, and sans-IO open decoders; no I/O.
 //!   Low level and versioned with the format, not with this API.
 //! - The reader ([`Atlas`], [`DatasetView`], [`ReadOptions`] and the value
 //!   types), re-exported here from the private `read` module.
-//! - [`write`] (feature `writer`) and [`ingest`] (feature `netcdf`).
+//! - [`write`](mod@write) (feature `writer`) and [`ingest`] (feature `netcdf`).
 //! - `wasm` (wasm32 only): the bindings behind the npm package.
 
 #![warn(missing_docs)]

@@ -49,7 +49,7 @@ pub fn decode_mask(bytes: &[u8], dataset_count: usize) -> Result<BTreeSet<u32>> 
 /// Reads a mask from its end: the first request is a tail of `probe` bytes,
 /// which holds any mask of fewer than `(probe - 12) / 4` deletions; a longer
 /// one is read whole in a second request, up to `max_bytes`. Yields the
-/// ordinals as stored; [`hidden_of`] keeps those of a collection.
+/// ordinals as stored; [`MaskBytes::hidden_of`] keeps those of a collection.
 #[derive(Debug)]
 pub struct MaskOpen {
     probe: u64,
