@@ -70,7 +70,7 @@
 //! let mut jan = writer.add_dataset("jan")?;
 //! jan.define_array::<f32>("t2m", vec!["y".into(), "x".into()], &[2, 2], None, None)?;
 //! jan.write_array("t2m", &[0, 0], &[2, 2], &[1.0f32, 2.0, 3.0, 4.0])?;
-//! jan.set_attribute("month", Attr::Int(1));
+//! jan.set_attribute("month", Attr::Int32(1));
 //! jan.finish()?;
 //! writer.finish()?; // nothing is visible at `dir` before this returns
 //!
