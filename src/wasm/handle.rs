@@ -40,7 +40,8 @@ fn whole(value: f64, what: &str) -> Result<u64> {
     }
 }
 
-/// Reads `cacheBytes`, `maxConcurrency` and `coalesceBytes`; absent keys keep the defaults.
+/// Reads `cacheBytes`, `maxConcurrency`, `coalesceBytes` and `decode` (the
+/// decode pool's function); absent keys keep the defaults.
 fn read_options(options: &JsValue) -> Result<ReadOptions> {
     let mut out = ReadOptions::default();
     let get = |key: &str| -> Result<Option<u64>> {
@@ -63,6 +64,7 @@ fn read_options(options: &JsValue) -> Result<ReadOptions> {
         if let Some(v) = get("coalesceBytes")? {
             out.coalesce_bytes = v;
         }
+        out.decoder = super::decoder::from_options(options);
     }
     Ok(out)
 }
