@@ -138,6 +138,13 @@ export interface OpenOptions extends UrlOptions {
   cacheBytes?: number;
   /** Adjacent blocks are fetched in one request up to this many bytes (default 4 MiB). */
   coalesceBytes?: number;
+  /**
+   * Workers that decode blocks (Web Workers in browsers, worker_threads in
+   * Node), started on the first block and stopped by `close()`. Default:
+   * cores − 1, at most 4; 0 decodes on the calling thread. Cloudflare
+   * Workers (workerd) have no workers: blocks are always decoded inline there.
+   */
+  decodeWorkers?: number;
 }
 
 export class Atlas {
