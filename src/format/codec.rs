@@ -95,11 +95,9 @@ pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
         }
         let before = (input.pos(), out.len());
         let len = out.len();
-        let mut output = OutBuffer::around_pos(&mut out, len);
         let hint = dctx
-            .decompress_stream(&mut output, &mut input)
+            .decompress_stream(&mut OutBuffer::around_pos(&mut out, len), &mut input)
             .map_err(corrupt)?;
-        drop(output);
         let done = hint == 0 && input.pos() == compressed.len();
         if done {
             break;
@@ -232,8 +230,8 @@ pub(crate) mod tests {
             zstd_safe::get_frame_content_size(&streamed),
             Ok(None)
         ));
-        let both: [fn(&[u8], usize) -> Result<Vec<u8>>; 2] = [zstd_libzstd, zstd_ruzstd];
-        for decode in both {
+        type Decode = fn(&[u8], usize) -> Result<Vec<u8>>;
+        for decode in [zstd_libzstd as Decode, zstd_ruzstd] {
             assert_eq!(decode(&one, data.len()).unwrap(), data);
             assert_eq!(decode(&streamed, data.len()).unwrap(), data);
             let joined = decode(&two, data.len() + 1000).unwrap();
