@@ -980,9 +980,12 @@ impl Layout {
         let size = file.len() as u64;
         let tail = &file[size.saturating_sub(TAIL_PROBE_SIZE) as usize..];
         let range = decode_trailer(tail, size).unwrap();
-        let footer =
-            CollectionFooter::decode(&file[range.start as usize..range.end as usize], size)
-                .unwrap();
+        let footer = CollectionFooter::decode(
+            &file[range.start as usize..range.end as usize],
+            size,
+            u64::MAX,
+        )
+        .unwrap();
         let entry = footer
             .variables
             .iter()

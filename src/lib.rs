@@ -1,5 +1,12 @@
 //! Read ATLAS collections — thousands of N-dimensional datasets in one
-//! immutable file — from any byte-range source, natively or in WebAssembly.
+//! immutable file — from any byte-range source, natively or in WebAssembly;
+//! write them natively (feature `writer`).
+//!
+//! # Reading
+//!
+//! Opening reads the container's tail (and the deletion mask) and nothing
+//! else; the catalogue is then in memory, and every read fetches only the
+//! blocks that hold the asked window.
 //!
 //! ```no_run
 //! # async fn demo() -> atlas_wasm::Result<()> {
@@ -9,22 +16,98 @@
 //!     let window = ds.read_array_as::<f32>("temperature", &[0, 0], &[2, 2]).await?;
 //!     println!("{name}: {:?}", window.data);
 //! }
-//! # Ok(()) }
+//! // One variable of every dataset, planned as one set of requests.
+//! let all = atlas.read_across("temperature", &[], &[]).await?;
+//! # let _ = all; Ok(()) }
 //! ```
 //!
-//! Layout: [`source`] is the byte-range seam, [`format`] owns every byte and
-//! does no I/O, and [`read`] (re-exported here) is the async read path.
+//! # Any storage: a custom [`ByteSource`]
+//!
+//! A source answers two questions: "these bytes, please" and "the last N
+//! bytes, and how big are you?". Everything else (HTTP, R2, a Blob, a file)
+//! is a short adapter over that trait.
+//!
+//! ```
+//! use std::ops::Range;
+//! use std::sync::Arc;
+//! use atlas_wasm::source::{check_range, ByteSource, SourceFuture, Tail};
+//!
+//! /// An object held in a `Vec`, to show the shape of an adapter.
+//! struct InVec(Vec<u8>);
+//!
+//! impl ByteSource for InVec {
+//!     fn read_range(&self, range: Range<u64>) -> SourceFuture<'_, Vec<u8>> {
+//!         let bytes = check_range(&range, self.0.len() as u64, "the vector")
+//!             .map(|()| self.0[range.start as usize..range.end as usize].to_vec());
+//!         Box::pin(async move { bytes })
+//!     }
+//!     fn read_tail(&self, len: u64) -> SourceFuture<'_, Tail> {
+//!         let from = self.0.len().saturating_sub(len as usize);
+//!         let tail = Tail { bytes: self.0[from..].to_vec(), object_size: self.0.len() as u64 };
+//!         Box::pin(async move { Ok(tail) })
+//!     }
+//!     fn describe(&self) -> String {
+//!         "a vector".into()
+//!     }
+//! }
+//!
+//! // Not a collection: opening it is a typed error, never a panic.
+//! let open = atlas_wasm::Atlas::open(Arc::new(InVec(b"not an atlas".to_vec())), None);
+//! let err = futures_executor::block_on(open).unwrap_err();
+//! assert_eq!(err.code(), "NotAnAtlasCollection");
+//! ```
+//!
+//! # Writing (feature `writer`)
+//!
+//! ```
+//! # #[cfg(feature = "writer")]
+//! # fn demo() -> atlas_wasm::Result<()> {
+//! use atlas_wasm::write::{AtlasWriter, WriterConfig};
+//! use atlas_wasm::Attr;
+//!
+//! let dir = std::env::temp_dir().join(format!("atlas-doc-{}", std::process::id()));
+//! let writer = AtlasWriter::create(&dir, WriterConfig::default())?;
+//! let mut jan = writer.add_dataset("jan")?;
+//! jan.define_array::<f32>("t2m", vec!["y".into(), "x".into()], &[2, 2], None, None)?;
+//! jan.write_array("t2m", &[0, 0], &[2, 2], &[1.0f32, 2.0, 3.0, 4.0])?;
+//! jan.set_attribute("month", Attr::Int(1));
+//! jan.finish()?;
+//! writer.finish()?; // nothing is visible at `dir` before this returns
+//!
+//! let atlas = futures_executor::block_on(atlas_wasm::Atlas::open_path(&dir))?;
+//! let t2m = futures_executor::block_on(
+//!     atlas.dataset("jan")?.read_array_as::<f32>("t2m", &[1, 0], &[1, 2]),
+//! )?;
+//! assert_eq!(t2m.data, [3.0, 4.0]);
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # Ok(()) }
+//! # #[cfg(feature = "writer")]
+//! # demo().unwrap();
+//! ```
+//!
+//! # Layout
+//!
+//! - [`source`]: the byte-range seam and its native adapters.
+//! - [`format`]: every byte of the format, and sans-IO open decoders; no I/O.
+//!   Low level and versioned with the format, not with this API.
+//! - The reader ([`Atlas`], [`DatasetView`], [`ReadOptions`] and the value
+//!   types), re-exported here from the private `read` module.
+//! - [`write`] (feature `writer`) and [`ingest`] (feature `netcdf`).
+//! - `wasm` (wasm32 only): the bindings behind the npm package.
 
-pub mod error;
+#![warn(missing_docs)]
+
+mod error;
 pub mod format;
 #[cfg(feature = "netcdf")]
 pub mod ingest;
 mod nd;
 #[cfg(feature = "netcdf")]
 pub mod pytext;
-pub mod read;
+mod read;
 pub mod source;
 #[cfg(target_arch = "wasm32")]
+#[doc(hidden)]
 pub mod wasm;
 #[cfg(feature = "writer")]
 pub mod write;

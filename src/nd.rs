@@ -1,58 +1,5 @@
 //! Element geometry shared by the read and write paths: how a box of
-//! elements maps between two C-order arrays, and what an unwritten element is.
-
-use crate::format::dtype::DType;
-use crate::format::value::FillValue;
-
-/// One unwritten element's bytes, converted from the fill with Rust's `as`
-/// as array-format does (wrapping for integers, saturating from floats).
-/// `None` for strings and binary, which read unwritten cells as empty.
-pub(crate) fn fill_element(dtype: &DType, fill: Option<&FillValue>) -> Option<Vec<u8>> {
-    macro_rules! num {
-        ($ty:ty, $($pat:pat => $e:expr),*) => {{
-            let v: $ty = match fill { $(Some($pat) => $e,)* _ => 0 as $ty };
-            v.to_le_bytes().to_vec()
-        }};
-    }
-    Some(match dtype {
-        DType::UInt8 => {
-            num!(u8, FillValue::UInt(v) => *v as u8, FillValue::Int(v) => *v as u8, FillValue::Float(v) => *v as u8, FillValue::Bool(v) => *v as u8)
-        }
-        DType::UInt16 => {
-            num!(u16, FillValue::UInt(v) => *v as u16, FillValue::Int(v) => *v as u16, FillValue::Float(v) => *v as u16, FillValue::Bool(v) => *v as u16)
-        }
-        DType::UInt32 => {
-            num!(u32, FillValue::UInt(v) => *v as u32, FillValue::Int(v) => *v as u32, FillValue::Float(v) => *v as u32, FillValue::Bool(v) => *v as u32)
-        }
-        DType::UInt64 => {
-            num!(u64, FillValue::UInt(v) => *v, FillValue::Int(v) => *v as u64, FillValue::Float(v) => *v as u64, FillValue::Bool(v) => *v as u64)
-        }
-        DType::Int8 => {
-            num!(i8, FillValue::Int(v) => *v as i8, FillValue::UInt(v) => *v as i8, FillValue::Float(v) => *v as i8)
-        }
-        DType::Int16 => {
-            num!(i16, FillValue::Int(v) => *v as i16, FillValue::UInt(v) => *v as i16, FillValue::Float(v) => *v as i16)
-        }
-        DType::Int32 => {
-            num!(i32, FillValue::Int(v) => *v as i32, FillValue::UInt(v) => *v as i32, FillValue::Float(v) => *v as i32)
-        }
-        DType::Int64 => {
-            num!(i64, FillValue::Int(v) => *v, FillValue::UInt(v) => *v as i64, FillValue::Float(v) => *v as i64)
-        }
-        DType::Float32 => {
-            num!(f32, FillValue::Float(v) => *v as f32, FillValue::Int(v) => *v as f32, FillValue::UInt(v) => *v as f32)
-        }
-        DType::Float64 => {
-            num!(f64, FillValue::Float(v) => *v, FillValue::Int(v) => *v as f64, FillValue::UInt(v) => *v as f64)
-        }
-        DType::TimestampNs => num!(i64, FillValue::TimestampNs(v) => *v, FillValue::Int(v) => *v),
-        // No writer in the family can write bool or list arrays; zeros keep
-        // a patch of one defined.
-        DType::Bool => vec![0],
-        DType::FixedSizeList { .. } => vec![0; dtype.element_size().unwrap_or(0)],
-        DType::String | DType::Binary | DType::List { .. } => return None,
-    })
-}
+//! elements maps between two C-order arrays.
 
 /// Visits a box of `extent` inside two C-order arrays as runs along the last
 /// axis: `f(src_index, dst_index, run)`. A rank-0 box is one run of one.
@@ -126,34 +73,6 @@ pub(crate) fn c_order(counts: &[u64]) -> impl Iterator<Item = Vec<u64>> + use<> 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fills_convert_with_as() {
-        assert_eq!(
-            fill_element(&DType::Int8, Some(&FillValue::Int(300))),
-            Some(vec![44])
-        );
-        assert_eq!(
-            fill_element(&DType::UInt16, Some(&FillValue::Float(-3.0))),
-            Some(vec![0, 0])
-        );
-        assert_eq!(
-            fill_element(&DType::Int32, Some(&FillValue::Bool(true))),
-            Some(vec![0; 4])
-        );
-        assert_eq!(
-            fill_element(&DType::UInt8, Some(&FillValue::Bool(true))),
-            Some(vec![1])
-        );
-        assert_eq!(
-            fill_element(&DType::TimestampNs, Some(&FillValue::Float(1.0))),
-            Some(vec![0; 8])
-        );
-        assert_eq!(
-            fill_element(&DType::String, Some(&FillValue::String("x".into()))),
-            None
-        );
-    }
 
     #[test]
     fn runs_cover_a_box() {

@@ -17,7 +17,7 @@ fn read_everything(data: Vec<u8>, mask: Option<Vec<u8>>) -> Result<(), Error> {
     block_on(async {
         // A forged shape may claim gigabytes; the answer limit must refuse it.
         let options = ReadOptions {
-            max_answer_bytes: 64 << 20,
+            memory_budget: 64 << 20,
             ..ReadOptions::default()
         };
         let atlas = Atlas::open_with(Arc::new(MemorySource::new(data)), mask, options).await?;

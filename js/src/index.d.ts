@@ -139,6 +139,12 @@ export interface OpenOptions extends UrlOptions {
   /** Adjacent blocks are fetched in one request up to this many bytes (default 4 MiB). */
   coalesceBytes?: number;
   /**
+   * The most memory one structure sized by the file may take (footer, mask,
+   * segment footer, one block, one answer), and the cap of `cacheBytes`.
+   * Past it a call rejects with code `TooLarge`. Default 64 MiB.
+   */
+  maxMemory?: number;
+  /**
    * Workers that decode blocks (Web Workers in browsers, worker_threads in
    * Node), started on the first block and stopped by `close()`. Default:
    * cores − 1, at most 4; 0 decodes on the calling thread. Cloudflare

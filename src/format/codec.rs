@@ -123,21 +123,61 @@ pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
 pub(crate) fn zstd_ruzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
     let mut input = compressed;
     let mut out = Vec::new();
+    // A frame's window is allocated up front from its header: hold it to the
+    // output allowed (1 MiB at least, the smallest windows encoders pick).
+    let max_window = (limit as u64).max(1 << 20);
     while !input.is_empty() {
-        let mut decoder = ruzstd::decoding::StreamingDecoder::new(&mut input)
-            .map_err(|e| Error::corrupt(format!("zstd frame header: {e}")))?;
-        let room = (limit - out.len()) as u64;
-        (&mut decoder)
-            .take(room + 1)
-            .read_to_end(&mut out)
-            .map_err(|e| Error::corrupt(format!("zstd data: {e}")))?;
-        if out.len() > limit {
+        let mut decoder =
+            ruzstd::decoding::StreamingDecoder::new_with_max_window_size(&mut input, max_window)
+                .map_err(|e| match e {
+                    ruzstd::decoding::errors::FrameDecoderError::WindowSizeTooBig { .. } => {
+                        Error::corrupt(format!(
+                            "zstd data expands past the {limit} bytes declared (its window: {e})"
+                        ))
+                    }
+                    e => Error::corrupt(format!("zstd frame header: {e}")),
+                })?;
+        // A declared content size settles both questions up front: too much,
+        // or exactly how much to reserve (0 means not declared).
+        let declared = decoder.decoder.content_size();
+        if declared > (limit - out.len()) as u64 {
+            return Err(Error::corrupt(format!(
+                "zstd data expands past the {limit} bytes declared (its frame says {declared})"
+            )));
+        }
+        out.reserve_exact(declared as usize);
+        if read_capped(&mut decoder, &mut out, limit)? {
             return Err(Error::corrupt(format!(
                 "zstd data expands past the {limit} bytes declared"
             )));
         }
     }
     Ok(out)
+}
+
+/// Appends what `reader` yields to `out`, growing it by doubling but never
+/// past `limit` bytes; `true` when the reader had more to give than that.
+/// (`read_to_end` would double a 64 MiB buffer to 128 MiB to learn it.)
+fn read_capped(reader: &mut impl Read, out: &mut Vec<u8>, limit: usize) -> Result<bool> {
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let room = limit - out.len().min(limit);
+        let want = chunk.len().min(room.max(1));
+        let n = match reader.read(&mut chunk[..want]) {
+            Ok(0) => return Ok(false),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::corrupt(format!("zstd data: {e}"))),
+        };
+        if room == 0 {
+            return Ok(true);
+        }
+        if out.capacity() - out.len() < n {
+            let grown = out.capacity().saturating_mul(2).max(256 * 1024).min(limit);
+            out.reserve_exact(grown.max(out.len() + n) - out.len());
+        }
+        out.extend_from_slice(&chunk[..n]);
+    }
 }
 
 fn lz4_decompress(compressed: &[u8], uncompressed_size: u64) -> Result<Vec<u8>> {
@@ -216,7 +256,9 @@ pub(crate) mod tests {
     /// output past the limit.
     #[test]
     fn libzstd_and_ruzstd_agree() {
-        let data: Vec<u8> = (0..300_000u32)
+        // 2.4 MB: the streamed frame's 2 MiB window must fit the output
+        // limit, which ruzstd holds windows to.
+        let data: Vec<u8> = (0..600_000u32)
             .flat_map(|i| (288.0f32 + (i as f32 * 0.01).sin()).to_le_bytes())
             .collect();
         let one = zstd::bulk::compress(&data, 3).unwrap();

@@ -11,6 +11,7 @@
 use indexmap::IndexMap;
 
 use crate::error::{Error, Result};
+use crate::format::budget::{over_budget, Budget};
 use crate::format::container::FORMAT_VERSION;
 use crate::format::dtype::DType;
 use crate::format::msgpack::Reader;
@@ -90,11 +91,19 @@ pub struct CollectionFooter {
 
 impl CollectionFooter {
     /// Decompresses, decodes and validates footer bytes from a container of
-    /// `container_size` bytes (segments must lie inside it).
-    pub fn decode(bytes: &[u8], container_size: u64) -> Result<Self> {
-        let packed = crate::format::codec::zstd_decompress(bytes, MAX_FOOTER_BYTES)
-            .map_err(|e| Error::corrupt(format!("the footer is not valid zstd: {e}")))?;
-        let wire = read_wire(&packed)?;
+    /// `container_size` bytes (segments must lie inside it). The inflated
+    /// bytes and everything decoded from them are held to `budget` bytes.
+    pub fn decode(bytes: &[u8], container_size: u64, budget: u64) -> Result<Self> {
+        let limit = usize::try_from(budget.min(MAX_FOOTER_BYTES as u64)).unwrap_or(usize::MAX);
+        let packed = crate::format::codec::zstd_decompress(bytes, limit).map_err(|e| match e {
+            Error::CorruptCollection(m) if m.contains("expands past") => {
+                over_budget("the collection footer, inflated,", limit as u64 + 1, budget)
+            }
+            e => Error::corrupt(format!("the footer is not valid zstd: {e}")),
+        })?;
+        let mut charged = Budget::new(budget);
+        charged.charge(packed.len() as u64, "the inflated collection footer")?;
+        let wire = read_wire(&packed, charged)?;
         let mut datasets = IndexMap::with_capacity(wire.datasets.len());
         for (ordinal, (name, schema)) in wire.datasets.into_iter().enumerate() {
             if let Some(first) = datasets.get_index_of(&name) {
@@ -239,8 +248,8 @@ impl CollectionFooter {
     }
 }
 
-fn read_wire(bytes: &[u8]) -> Result<WireFooter> {
-    let r = &mut Reader::new(bytes);
+fn read_wire(bytes: &[u8], budget: Budget) -> Result<WireFooter> {
+    let r = &mut Reader::with_budget(bytes, budget);
     r.array_of(8)?;
     let wire = WireFooter {
         version: r.u32()?,
@@ -251,7 +260,7 @@ fn read_wire(bytes: &[u8]) -> Result<WireFooter> {
             other => return Err(r.error(&format!("unknown codec '{other}'"))),
         },
         created_unix_ms: r.i64()?,
-        string_pool: r.vec(|r| r.str().map(str::to_string))?,
+        string_pool: r.vec(Reader::string)?,
         dtype_pool: r.vec(|r| read_dtype(r, 0))?,
         schema_pool: r.vec(|r| {
             r.array_of(3)?;
@@ -274,7 +283,7 @@ fn read_wire(bytes: &[u8]) -> Result<WireFooter> {
         })?,
         datasets: r.vec(|r| {
             r.array_of(2)?;
-            Ok((r.str()?.to_string(), r.u32()?))
+            Ok((r.string()?, r.u32()?))
         })?,
     };
     if !r.is_done() {
@@ -357,7 +366,7 @@ mod tests {
         };
         let packed = rmp_serde::to_vec(&wire).unwrap();
         let zst = crate::format::codec::tests::zstd_frame_of(&packed);
-        let err = CollectionFooter::decode(&zst, 1000).unwrap_err();
+        let err = CollectionFooter::decode(&zst, 1000, 1 << 20).unwrap_err();
         assert!(err.to_string().contains("appears twice"), "{err}");
     }
 
@@ -406,7 +415,7 @@ mod tests {
                 .into_iter()
                 .collect(),
         };
-        let wire = read_wire(&footer.to_msgpack().unwrap()).unwrap();
+        let wire = read_wire(&footer.to_msgpack().unwrap(), Budget::new(1 << 20)).unwrap();
         assert_eq!(wire.dtype_pool, footer.dtype_pool);
         assert_eq!(wire.schema_pool, footer.schema_pool);
         assert_eq!(wire.variables, footer.variables);

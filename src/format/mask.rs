@@ -12,6 +12,8 @@
 use std::collections::BTreeSet;
 
 use crate::error::{Error, Result};
+use crate::format::budget::check;
+use crate::format::open::{expect_range, expect_tail, spent, Fetched, Need, OpenDecoder, Step};
 
 /// Magic of the mask file.
 pub const MASK_MAGIC: [u8; 4] = *b"ATLM";
@@ -42,6 +44,84 @@ pub fn decode_mask(bytes: &[u8], dataset_count: usize) -> Result<BTreeSet<u32>> 
         .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
         .filter(|&ordinal| (ordinal as usize) < dataset_count)
         .collect())
+}
+
+/// Reads a mask from its end: the first request is a tail of `probe` bytes,
+/// which holds any mask of fewer than `(probe - 12) / 4` deletions; a longer
+/// one is read whole in a second request, up to `max_bytes`. Yields the
+/// ordinals as stored; [`hidden_of`] keeps those of a collection.
+#[derive(Debug)]
+pub struct MaskOpen {
+    probe: u64,
+    max_bytes: u64,
+    state: MaskState,
+}
+
+#[derive(Debug)]
+enum MaskState {
+    Start,
+    Whole(u64),
+    Done(Vec<u8>),
+    Spent,
+}
+
+impl MaskOpen {
+    /// A decoder that reads at most `max_bytes` of mask.
+    pub fn new(probe: u64, max_bytes: u64) -> MaskOpen {
+        MaskOpen {
+            probe: probe.max(HEADER as u64),
+            max_bytes,
+            state: MaskState::Start,
+        }
+    }
+}
+
+impl OpenDecoder for MaskOpen {
+    /// The mask's bytes, checked to be a mask.
+    type Output = MaskBytes;
+
+    fn next(&mut self) -> Result<Step<MaskBytes>> {
+        match &mut self.state {
+            MaskState::Start => Ok(Step::Need(Need::Tail(self.probe))),
+            MaskState::Whole(size) => Ok(Step::Need(Need::Range(0..*size))),
+            MaskState::Done(bytes) => {
+                let bytes = std::mem::take(bytes);
+                self.state = MaskState::Spent;
+                decode_mask(&bytes, usize::MAX)?;
+                Ok(Step::Done(MaskBytes(bytes)))
+            }
+            MaskState::Spent => Err(spent()),
+        }
+    }
+
+    fn push(&mut self, fetched: Fetched) -> Result<()> {
+        self.state = match std::mem::replace(&mut self.state, MaskState::Spent) {
+            MaskState::Start => {
+                let (tail, size) = expect_tail(fetched, self.probe)?;
+                if tail.len() as u64 == size {
+                    MaskState::Done(tail)
+                } else {
+                    check(size, self.max_bytes, "the deletion mask")?;
+                    MaskState::Whole(size)
+                }
+            }
+            MaskState::Whole(size) => MaskState::Done(expect_range(fetched, &(0..size))?),
+            MaskState::Done(_) | MaskState::Spent => return Err(spent()),
+        };
+        Ok(())
+    }
+}
+
+/// The bytes of a mask that [`MaskOpen`] checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MaskBytes(Vec<u8>);
+
+impl MaskBytes {
+    /// The ordinals this mask hides in a collection of `dataset_count` datasets.
+    pub fn hidden_of(&self, dataset_count: usize) -> BTreeSet<u32> {
+        // `MaskOpen` checked the header; the body cannot fail.
+        decode_mask(&self.0, dataset_count).unwrap_or_default()
+    }
 }
 
 /// Encodes a mask; a set is ordered, so the file always lists ordinals ascending.
@@ -76,6 +156,26 @@ mod tests {
             [0].into_iter().collect()
         );
         assert!(decode_mask(&[], 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_open_decoder_reads_a_short_mask_in_one_request_and_a_long_one_in_two() {
+        use crate::format::open::tests::run;
+        let small: BTreeSet<u32> = [1, 4].into_iter().collect();
+        let (mask, requests) = run(MaskOpen::new(1024, 1 << 20), &encode_mask(&small)).unwrap();
+        assert_eq!((mask.hidden_of(10), requests), (small, 1));
+        let large: BTreeSet<u32> = (0..1000).collect();
+        let (mask, requests) = run(MaskOpen::new(1024, 1 << 20), &encode_mask(&large)).unwrap();
+        assert_eq!((mask.hidden_of(500).len(), requests), (500, 2));
+        let err = run(MaskOpen::new(1024, 2000), &encode_mask(&large)).unwrap_err();
+        assert_eq!(err.code(), "TooLarge");
+        let err = run(MaskOpen::new(1024, 1 << 20), b"PK\x03\x04 zip").unwrap_err();
+        assert_eq!(err.code(), "CorruptMask");
+        assert!(run(MaskOpen::new(1024, 1 << 20), b"")
+            .unwrap()
+            .0
+            .hidden_of(3)
+            .is_empty());
     }
 
     #[test]

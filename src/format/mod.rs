@@ -4,14 +4,20 @@
 //! - [`footer`]: the msgpack + zstd collection footer (datasets, schemas, segments).
 //! - [`mask`]: the `deleted.mask` sidecar.
 //! - [`segment`]: one variable's array-format v6 file (rkyv footer, `ARRF` trailer).
+//! - [`open`]: sans-IO decoders that find each structure from its object's end.
+//! - [`budget`]: the memory limit every file-declared size is held against.
+//! - [`chunk`]: the bytes of one chunk: elements, offset tables, fills.
 //! - [`codec`]: block decompression.
 //! - [`dtype`], [`value`]: element types, attribute values, fill values, statistics.
 
+pub mod budget;
+pub mod chunk;
 pub mod codec;
 pub mod container;
 pub mod dtype;
 pub mod footer;
 pub mod mask;
 mod msgpack;
+pub mod open;
 pub mod segment;
 pub mod value;

@@ -3,19 +3,32 @@
 //! The footer's shape is fixed (see `footer.rs`), so a direct reader replaces
 //! a generic deserializer: it is what keeps the wasm build small (rmp-serde
 //! and serde's visitors cost about 100 KB of code there). Every length is
-//! bounded by the bytes that remain before it sizes an allocation.
+//! bounded by the bytes that remain, and every allocation it sizes is charged
+//! to a [`Budget`] first: a one-byte item can still cost 24 bytes decoded.
 
 use crate::error::{Error, Result};
+use crate::format::budget::Budget;
 
 /// A cursor over msgpack bytes.
 pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     at: usize,
+    budget: Budget,
 }
 
 impl<'a> Reader<'a> {
+    /// A reader whose allocations are charged to `budget`.
+    pub(crate) fn with_budget(bytes: &'a [u8], budget: Budget) -> Self {
+        Self {
+            bytes,
+            at: 0,
+            budget,
+        }
+    }
+
+    #[cfg(test)]
     pub(crate) fn new(bytes: &'a [u8]) -> Self {
-        Self { bytes, at: 0 }
+        Self::with_budget(bytes, Budget::new(u64::MAX))
     }
 
     fn fail(&self, what: &str) -> Error {
@@ -148,13 +161,24 @@ impl<'a> Reader<'a> {
         i64::try_from(v).map_err(|_| self.fail(&format!("{v} is not an i64")))
     }
 
-    /// An array whose items `item` reads, with capacity bounded by the bytes left.
+    /// A string the caller keeps, charged to the budget.
+    pub(crate) fn string(&mut self) -> Result<String> {
+        let s = self.str()?;
+        self.budget.charge(s.len() as u64, "the footer's strings")?;
+        Ok(s.to_string())
+    }
+
+    /// An array whose items `item` reads; its capacity is charged to the
+    /// budget before it is reserved.
     pub(crate) fn vec<T>(
         &mut self,
         mut item: impl FnMut(&mut Self) -> Result<T>,
     ) -> Result<Vec<T>> {
         let n = self.array_len()?;
-        let mut out = Vec::with_capacity(n);
+        self.budget
+            .charge_items(n as u64, std::mem::size_of::<T>(), "a footer list")?;
+        // Grown as items prove themselves, not reserved on the count's word.
+        let mut out = Vec::with_capacity(n.min(4096));
         for _ in 0..n {
             out.push(item(self)?);
         }
@@ -209,6 +233,18 @@ mod tests {
         }
         let packed = rmp_serde::to_vec(&(u32::MAX as u64 + 1)).unwrap();
         assert!(Reader::new(&packed).u32().is_err());
+    }
+
+    #[test]
+    fn a_pool_of_tiny_items_is_held_to_the_budget() {
+        // 100,000 nils claim 2.4 MB as strings: past a 1 MB budget.
+        let mut forged = vec![0xdd];
+        forged.extend_from_slice(&100_000u32.to_be_bytes());
+        forged.extend(std::iter::repeat_n(0xc0, 100_000));
+        let err = Reader::with_budget(&forged, Budget::new(1 << 20))
+            .vec(|r| r.string())
+            .unwrap_err();
+        assert_eq!(err.code(), "TooLarge");
     }
 
     #[test]

@@ -10,9 +10,14 @@
 //! layout. Inside a segment each array is named after its dataset.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use crate::error::{Error, Result};
+use crate::format::budget::check;
 use crate::format::dtype::DType;
+use crate::format::open::{
+    expect_range, join_head, slice_of, spent, Fetched, Need, OpenDecoder, Step,
+};
 use crate::format::value::{ArrayStats, Attr, FillValue};
 
 /// Magic at the very end of a segment.
@@ -198,6 +203,130 @@ pub fn decode_segment_footer(bytes: &[u8]) -> Result<SegmentFooter> {
         )));
     }
     Ok(footer)
+}
+
+/// Opens one segment of a container from its end: one range read of the
+/// last `probe` bytes (the whole segment when it is small), then the rest of
+/// the footer if the probe did not hold it all. Offsets are the container's.
+#[derive(Debug)]
+pub struct SegmentOpen {
+    offset: u64,
+    len: u64,
+    budget: u64,
+    probe_start: u64,
+    state: SegmentState,
+}
+
+#[derive(Debug)]
+enum SegmentState {
+    Start,
+    Head {
+        footer: Range<u64>,
+        held: Vec<u8>,
+    },
+    Footer {
+        footer: Range<u64>,
+        bytes: Vec<u8>,
+        held: Vec<u8>,
+    },
+    Spent,
+}
+
+/// What opening a segment yields.
+#[derive(Debug)]
+pub struct OpenedSegment {
+    /// The decoded footer, validated against the segment's data region.
+    pub footer: SegmentFooter,
+    /// The probe's bytes and where they start in the segment, when they reach
+    /// into the data region (blocks there need no request of their own).
+    pub probe: Option<(u64, Vec<u8>)>,
+}
+
+impl SegmentOpen {
+    /// A decoder for the segment of `len` bytes at `offset` in the container,
+    /// whose first request is its last `probe` bytes. A footer is held to a
+    /// quarter of `budget`: decoded, it takes up to about four times its bytes.
+    pub fn new(offset: u64, len: u64, probe: u64, budget: u64) -> SegmentOpen {
+        let probe = probe.clamp(SEGMENT_TRAILER_SIZE.min(len), len);
+        SegmentOpen {
+            offset,
+            len,
+            budget,
+            probe_start: len - probe,
+            state: SegmentState::Start,
+        }
+    }
+
+    fn absolute(&self, range: Range<u64>) -> Range<u64> {
+        self.offset + range.start..self.offset + range.end
+    }
+}
+
+impl OpenDecoder for SegmentOpen {
+    type Output = OpenedSegment;
+
+    fn next(&mut self) -> Result<Step<OpenedSegment>> {
+        match &self.state {
+            SegmentState::Start => Ok(Step::Need(Need::Range(
+                self.absolute(self.probe_start..self.len),
+            ))),
+            SegmentState::Head { footer, .. } => Ok(Step::Need(Need::Range(
+                self.absolute(footer.start..self.probe_start),
+            ))),
+            SegmentState::Footer { .. } => {
+                let SegmentState::Footer {
+                    footer,
+                    bytes,
+                    held,
+                } = std::mem::replace(&mut self.state, SegmentState::Spent)
+                else {
+                    return Err(spent());
+                };
+                let decoded = decode_segment_footer(&bytes)?;
+                decoded.validate(footer.start)?;
+                let probe = (self.probe_start < footer.start).then_some((self.probe_start, held));
+                Ok(Step::Done(OpenedSegment {
+                    footer: decoded,
+                    probe,
+                }))
+            }
+            SegmentState::Spent => Err(spent()),
+        }
+    }
+
+    fn push(&mut self, fetched: Fetched) -> Result<()> {
+        self.state = match std::mem::replace(&mut self.state, SegmentState::Spent) {
+            SegmentState::Start => {
+                let held = expect_range(fetched, &self.absolute(self.probe_start..self.len))?;
+                let footer = decode_segment_trailer(&held, self.len)?;
+                check(
+                    (footer.end - footer.start).saturating_mul(4),
+                    self.budget,
+                    "a segment footer, decoded,",
+                )?;
+                match slice_of(&held, self.probe_start, &footer) {
+                    Some(bytes) => SegmentState::Footer {
+                        footer,
+                        bytes,
+                        held,
+                    },
+                    None => SegmentState::Head { footer, held },
+                }
+            }
+            SegmentState::Head { footer, held } => {
+                let asked = self.absolute(footer.start..self.probe_start);
+                let head = expect_range(fetched, &asked)?;
+                let bytes = join_head(head, &held, self.probe_start, &footer)?;
+                SegmentState::Footer {
+                    footer,
+                    bytes,
+                    held,
+                }
+            }
+            SegmentState::Footer { .. } | SegmentState::Spent => return Err(spent()),
+        };
+        Ok(())
+    }
 }
 
 /// Serializes a footer and appends the trailer.
@@ -386,5 +515,27 @@ mod tests {
             sample().validate(15).unwrap_err().code(),
             "CorruptCollection"
         );
+    }
+
+    #[test]
+    fn the_open_decoder_needs_one_request_when_the_probe_holds_the_footer() {
+        use crate::format::open::tests::run;
+        // A container prefix of 100 bytes, then the segment: 16 data bytes and its footer.
+        let mut file = vec![0u8; 100];
+        file.extend_from_slice(&[7u8; 16]);
+        let footer = encode_segment_footer(&sample()).unwrap();
+        file.extend_from_slice(&footer);
+        let len = 16 + footer.len() as u64;
+        let (whole, requests) = run(SegmentOpen::new(100, len, len, 1 << 20), &file).unwrap();
+        assert_eq!((whole.footer.clone(), requests), (sample(), 1));
+        assert_eq!(whole.probe, Some((0, file[100..].to_vec())));
+        let (short, requests) = run(SegmentOpen::new(100, len, 20, 1 << 20), &file).unwrap();
+        assert_eq!((short.footer, short.probe, requests), (sample(), None, 2));
+        // A segment that does not end with its magic.
+        let mut foreign = file.clone();
+        let end = foreign.len();
+        foreign[end - 1] = b'X';
+        let err = run(SegmentOpen::new(100, len, 20, 1 << 20), &foreign).unwrap_err();
+        assert_eq!(err.code(), "CorruptCollection");
     }
 }

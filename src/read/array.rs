@@ -2,6 +2,7 @@
 //! time ([`NdArray`]), or at compile time ([`TypedArray`]).
 
 use crate::error::{Error, Result};
+use crate::format::chunk::{decode_elements, LeElement};
 use crate::format::dtype::DType;
 
 /// The elements of an array, in C order, one variant per element type.
@@ -51,25 +52,22 @@ impl ArrayData {
 
     /// Builds typed elements from little-endian bytes of a fixed-width `dtype`.
     pub(crate) fn from_le_bytes(dtype: &DType, bytes: &[u8]) -> Result<ArrayData> {
-        fn each<const N: usize, T>(bytes: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
-            bytes
-                .chunks_exact(N)
-                .map(|c| f(c.try_into().expect("N bytes")))
-                .collect()
+        fn each<T: LeElement>(bytes: &[u8]) -> Vec<T> {
+            decode_elements(bytes).collect()
         }
         Ok(match dtype {
             DType::Bool => ArrayData::Bool(bytes.iter().map(|&b| b != 0).collect()),
             DType::Int8 => ArrayData::Int8(bytes.iter().map(|&b| b as i8).collect()),
             DType::UInt8 => ArrayData::UInt8(bytes.to_vec()),
-            DType::Int16 => ArrayData::Int16(each(bytes, i16::from_le_bytes)),
-            DType::UInt16 => ArrayData::UInt16(each(bytes, u16::from_le_bytes)),
-            DType::Int32 => ArrayData::Int32(each(bytes, i32::from_le_bytes)),
-            DType::UInt32 => ArrayData::UInt32(each(bytes, u32::from_le_bytes)),
-            DType::Float32 => ArrayData::Float32(each(bytes, f32::from_le_bytes)),
-            DType::Int64 => ArrayData::Int64(each(bytes, i64::from_le_bytes)),
-            DType::UInt64 => ArrayData::UInt64(each(bytes, u64::from_le_bytes)),
-            DType::Float64 => ArrayData::Float64(each(bytes, f64::from_le_bytes)),
-            DType::TimestampNs => ArrayData::TimestampNs(each(bytes, i64::from_le_bytes)),
+            DType::Int16 => ArrayData::Int16(each(bytes)),
+            DType::UInt16 => ArrayData::UInt16(each(bytes)),
+            DType::Int32 => ArrayData::Int32(each(bytes)),
+            DType::UInt32 => ArrayData::UInt32(each(bytes)),
+            DType::Float32 => ArrayData::Float32(each(bytes)),
+            DType::Int64 => ArrayData::Int64(each(bytes)),
+            DType::UInt64 => ArrayData::UInt64(each(bytes)),
+            DType::Float64 => ArrayData::Float64(each(bytes)),
+            DType::TimestampNs => ArrayData::TimestampNs(each(bytes)),
             other => {
                 return Err(Error::InvalidArgument(format!(
                     "{other} is not a fixed-width scalar type"

@@ -7,21 +7,22 @@ use futures_util::future::{FutureExt, Shared as SharedFuture};
 use indexmap::IndexMap;
 
 use crate::error::{Error, Result};
-use crate::format::container::{check_header, decode_trailer, HEADER_SIZE, TAIL_PROBE_SIZE};
+use crate::format::container::TAIL_PROBE_SIZE;
 use crate::format::footer::{Codec, CollectionFooter, DATASET_ATTRS_VARIABLE};
-use crate::format::mask::decode_mask;
+use crate::format::mask::MaskOpen;
+use crate::format::open::{ContainerOpen, OpenedContainer};
 use crate::format::value::{ArrayStats, Attr};
 use crate::read::array::NdArray;
 use crate::read::cache::BlockCache;
 use crate::read::dataset::DatasetView;
 use crate::read::decode::BlockDecoder;
+use crate::read::open::drive;
 use crate::read::segment::{Loading, Segment};
 use crate::read::window::{check_declared_dtype, Plan};
-use crate::source::{ByteSource, SourceFuture, Tail};
+use crate::source::{ByteSource, SourceFuture};
 
-/// The compressed footer may not exceed this: the bound keeps a forged trailer
-/// from asking for a multi-gigabyte read.
-const MAX_FOOTER_READ: u64 = 256 * 1024 * 1024;
+/// A mask longer than this is refused: it would hide 16 M datasets.
+const MAX_MASK_BYTES: u64 = 12 + 4 * (16 << 20);
 
 /// How a handle reads. The defaults suit a browser or a Worker.
 #[derive(Clone)]
@@ -32,9 +33,13 @@ pub struct ReadOptions {
     pub max_concurrency: usize,
     /// Adjacent blocks are fetched in one range read up to this many bytes.
     pub coalesce_bytes: u64,
-    /// The largest answer one read may build, in bytes. Shapes come from the
-    /// file; this keeps a forged shape from claiming all of memory.
-    pub max_answer_bytes: u64,
+    /// The most memory one structure whose size comes from the file or the
+    /// server may take: the collection footer (compressed, inflated and
+    /// decoded), the mask, a segment footer, one decompressed block, one
+    /// answer. Past it a call fails with `TooLarge` instead of allocating.
+    /// The block cache is held to it too. 64 MiB on wasm (a Worker isolate has
+    /// 128 MB for everything), 4 GiB natively.
+    pub memory_budget: u64,
     /// Where blocks are decompressed; `None` decodes inline on the polling task.
     pub decoder: Option<Arc<dyn BlockDecoder>>,
 }
@@ -45,7 +50,7 @@ impl std::fmt::Debug for ReadOptions {
             .field("cache_bytes", &self.cache_bytes)
             .field("max_concurrency", &self.max_concurrency)
             .field("coalesce_bytes", &self.coalesce_bytes)
-            .field("max_answer_bytes", &self.max_answer_bytes)
+            .field("memory_budget", &self.memory_budget)
             .field("decoder", &self.decoder.as_ref().map(|_| "custom"))
             .finish()
     }
@@ -63,8 +68,8 @@ impl Default for ReadOptions {
             max_concurrency: 6,
             coalesce_bytes: 4 << 20,
             decoder: None,
-            max_answer_bytes: if cfg!(target_arch = "wasm32") {
-                1 << 30
+            memory_budget: if cfg!(target_arch = "wasm32") {
+                64 << 20
             } else {
                 4 << 30
             },
@@ -124,43 +129,33 @@ impl Atlas {
         mask: Option<Arc<dyn ByteSource>>,
         options: ReadOptions,
     ) -> Result<Atlas> {
-        // The tail and the mask are independent: one round trip for both.
-        let (tail, mask_tail) =
-            futures_util::future::join(data.read_tail(TAIL_PROBE_SIZE), async {
+        // The container and the mask are independent: their requests travel together.
+        let (container, mask) = futures_util::future::join(
+            drive(
+                data.as_ref(),
+                ContainerOpen::new(TAIL_PROBE_SIZE, options.memory_budget),
+            ),
+            async {
                 match &mask {
-                    Some(m) => m.read_tail(TAIL_PROBE_SIZE).await.map(Some),
+                    Some(m) => drive(
+                        m.as_ref(),
+                        MaskOpen::new(TAIL_PROBE_SIZE, options.memory_budget.min(MAX_MASK_BYTES)),
+                    )
+                    .await
+                    .map(Some),
                     None => Ok(None),
                 }
-            })
-            .await;
-        let Tail {
-            bytes: tail,
+            },
+        )
+        .await;
+        let OpenedContainer {
+            footer,
             object_size,
-        } = tail?;
-        let footer_range = decode_trailer(&tail, object_size)?;
-        let tail_start = object_size - tail.len() as u64;
-        if tail_start == 0 {
-            check_header(&tail[..HEADER_SIZE as usize])?;
-        }
-        let footer_bytes = if footer_range.start >= tail_start {
-            let from = (footer_range.start - tail_start) as usize;
-            tail[from..from + (footer_range.end - footer_range.start) as usize].to_vec()
-        } else {
-            if footer_range.end - footer_range.start > MAX_FOOTER_READ {
-                return Err(Error::TooLarge(format!(
-                    "a collection footer of {} bytes",
-                    footer_range.end - footer_range.start
-                )));
-            }
-            let mut head = data.read_range(footer_range.start..tail_start).await?;
-            head.extend_from_slice(&tail[..(footer_range.end - tail_start) as usize]);
-            head
-        };
-        let footer = CollectionFooter::decode(&footer_bytes, object_size)?;
-        let deleted = match (mask_tail, &mask) {
-            (Ok(Some(t)), Some(m)) => read_mask(m.as_ref(), t, footer.datasets.len()).await?,
-            (Ok(_), _) | (Err(Error::NotFound(_)), _) => BTreeSet::new(),
-            (Err(e), _) => return Err(e),
+        } = container?;
+        let deleted = match mask {
+            Ok(Some(mask)) => mask.hidden_of(footer.datasets.len()),
+            Ok(None) | Err(Error::NotFound(_)) => BTreeSet::new(),
+            Err(e) => return Err(e),
         };
         let variables = footer
             .variables
@@ -172,7 +167,7 @@ impl Atlas {
             shared: Arc::new(Shared {
                 data,
                 data_size: object_size,
-                cache: BlockCache::new(options.cache_bytes),
+                cache: BlockCache::new(options.cache_bytes.min(options.memory_budget)),
                 options,
                 footer,
                 deleted,
@@ -378,10 +373,14 @@ impl Atlas {
                 ))
             })?;
             check_declared_dtype(meta, declared, array)?;
-            let plan = Plan::new(meta, start, shape, self.shared.options.max_answer_bytes)
-                .map_err(|e| match e {
-                    Error::OutOfBounds(m) => Error::OutOfBounds(format!("dataset '{name}': {m}")),
-                    other => other,
+            let plan =
+                Plan::new(meta, start, shape, self.shared.options.memory_budget).map_err(|e| {
+                    match e {
+                        Error::OutOfBounds(m) => {
+                            Error::OutOfBounds(format!("dataset '{name}': {m}"))
+                        }
+                        other => other,
+                    }
                 })?;
             plans.push((name, meta, plan));
         }
@@ -478,15 +477,4 @@ impl Atlas {
                 0
             })
     }
-}
-
-/// Reads the rest of a mask the first read did not cover; a mask can be no
-/// longer than its header plus one ordinal per dataset.
-async fn read_mask(source: &dyn ByteSource, tail: Tail, datasets: usize) -> Result<BTreeSet<u32>> {
-    if tail.bytes.len() as u64 == tail.object_size {
-        return decode_mask(&tail.bytes, datasets);
-    }
-    let useful = (12 + 4 * datasets as u64).min(tail.object_size);
-    let bytes = source.read_range(0..useful).await?;
-    decode_mask(&bytes, datasets)
 }

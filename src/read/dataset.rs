@@ -23,16 +23,21 @@ pub struct DatasetView {
 /// Shape, chunking, dimension names and fill value of one array, as its segment records them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArrayLayout {
+    /// Extent of each axis; empty for a scalar.
     pub shape: Vec<u64>,
+    /// Extent of each axis of one chunk.
     pub chunk_shape: Vec<u64>,
+    /// One name per axis, or none.
     pub dimension_names: Vec<String>,
+    /// What unwritten elements read as.
     pub fill_value: Option<FillValue>,
 }
 
 impl ArrayLayout {
-    /// Elements in the array.
-    pub fn element_count(&self) -> u64 {
-        self.shape.iter().product()
+    /// Elements in the array; `None` when the shape's product overflows 64
+    /// bits (shapes come from the file).
+    pub fn element_count(&self) -> Option<u64> {
+        self.shape.iter().try_fold(1u64, |n, &s| n.checked_mul(s))
     }
 }
 

@@ -6,6 +6,7 @@ mod atlas;
 mod cache;
 mod dataset;
 mod decode;
+mod open;
 mod segment;
 mod window;
 

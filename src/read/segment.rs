@@ -7,12 +7,12 @@ use futures_util::future::{FutureExt, Shared};
 use futures_util::stream::{self, StreamExt, TryStreamExt};
 
 use crate::error::{Error, Result};
-use crate::format::segment::{
-    decode_segment_footer, decode_segment_trailer, ArrayMeta, BlockMeta, SegmentFooter,
-};
+use crate::format::budget::check;
+use crate::format::segment::{ArrayMeta, BlockMeta, OpenedSegment, SegmentFooter, SegmentOpen};
 use crate::format::value::Attr;
 use crate::read::cache::{Block, BlockKey};
 use crate::read::decode::CompressedBlock;
+use crate::read::open::drive;
 use crate::read::Shared as Inner;
 use crate::source::SourceFuture;
 
@@ -52,27 +52,12 @@ impl Segment {
                 .min(MAX_PROBE)
                 .min(len)
         };
-        let probe_start = len - probe_len;
-        let tail = inner
-            .data
-            .read_range(offset + probe_start..offset + len)
-            .await?;
-        let footer_range = decode_segment_trailer(&tail, len)?;
-        let footer_bytes = if footer_range.start >= probe_start {
-            let from = (footer_range.start - probe_start) as usize;
-            tail[from..from + (footer_range.end - footer_range.start) as usize].to_vec()
-        } else {
-            // The footer outgrew the probe: fetch only what is missing.
-            let mut head = inner
-                .data
-                .read_range(offset + footer_range.start..offset + probe_start)
-                .await?;
-            head.extend_from_slice(&tail[..(footer_range.end - probe_start) as usize]);
-            head
-        };
-        let footer = decode_segment_footer(&footer_bytes)?;
-        footer.validate(footer_range.start)?;
-        let probe = (probe_start < footer_range.start).then(|| (probe_start, Arc::new(tail)));
+        let OpenedSegment { footer, probe } = drive(
+            inner.data.as_ref(),
+            SegmentOpen::new(offset, len, probe_len, inner.options.memory_budget),
+        )
+        .await?;
+        let probe = probe.map(|(start, bytes)| (start, Arc::new(bytes)));
         Self::from_footer(variable, offset, footer, probe)
     }
 
@@ -172,10 +157,24 @@ impl Segment {
                                 range: start..end,
                                 uncompressed_size: meta.uncompressed_size,
                             };
+                            // Checked before inflating: the size comes from the file.
+                            check(
+                                meta.uncompressed_size,
+                                inner.options.memory_budget,
+                                "a decompressed block",
+                            )?;
                             let decoded = match &inner.options.decoder {
                                 Some(decoder) => decoder.decode(block).await?,
                                 None => block.decompress()?,
                             };
+                            // A host decoder is code we did not write: hold it to the table.
+                            if decoded.len() as u64 != meta.uncompressed_size {
+                                return Err(Error::corrupt(format!(
+                                    "block {id} decoded to {} bytes, the block table says {}",
+                                    decoded.len(),
+                                    meta.uncompressed_size
+                                )));
+                            }
                             Ok::<_, Error>(Arc::new(decoded))
                         }
                         .await;

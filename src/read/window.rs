@@ -5,9 +5,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::format::budget::check;
+use crate::format::chunk::{fill_element, split_offsets_exact};
 use crate::format::dtype::DType;
 use crate::format::segment::{ArrayMeta, ChunkAddress};
-use crate::nd::{fill_element, for_each_run};
+use crate::nd::for_each_run;
 use crate::read::array::{ArrayData, NdArray};
 use crate::read::cache::Block;
 use crate::read::segment::Segment;
@@ -21,7 +23,7 @@ pub(crate) async fn read_window(
     start: &[u64],
     shape: &[u64],
 ) -> Result<NdArray> {
-    let plan = Plan::new(meta, start, shape, inner.options.max_answer_bytes)?;
+    let plan = Plan::new(meta, start, shape, inner.options.memory_budget)?;
     let blocks = segment.load_blocks(inner, &plan.block_ids()).await?;
     plan.assemble(meta, &blocks)
 }
@@ -53,12 +55,14 @@ impl Plan {
         let count = window.element_count()?;
         // Variable-length items cost at least a slice header each while assembling.
         let per_element = meta.dtype.element_size().unwrap_or(24) as u64;
-        if count.saturating_mul(per_element) > limit {
-            return Err(Error::TooLarge(format!(
-                "a window of shape {:?} of '{}' ({} elements of {}) exceeds the {limit}-byte answer limit; read it in smaller windows or raise ReadOptions::max_answer_bytes",
-                window.shape, meta.name, count, meta.dtype
-            )));
-        }
+        check(
+            count.saturating_mul(per_element),
+            limit,
+            &format!(
+                "a window of shape {:?} of '{}' ({count} elements of {}; read smaller windows)",
+                window.shape, meta.name, meta.dtype
+            ),
+        )?;
         let chunks = window
             .chunks(meta)
             .into_iter()
@@ -100,8 +104,9 @@ impl Plan {
                 )?;
                 for (coord, address) in chunks {
                     let bytes = chunk_bytes(address);
-                    let stored =
-                        window.stored_dims(meta, coord, bytes.len() as u64, |n| n * size as u64)?;
+                    let stored = window.stored_dims(meta, coord, bytes.len() as u64, |n| {
+                        n.checked_mul(size as u64)
+                    })?;
                     window.for_each_run(meta, coord, &stored, |src, dst, run| {
                         let (src, dst, run) = (src * size, dst * size, run * size);
                         out[dst..dst + run].copy_from_slice(&bytes[src..src + run]);
@@ -110,11 +115,12 @@ impl Plan {
                 ArrayData::from_le_bytes(&meta.dtype, &out)?
             }
             _ if matches!(meta.dtype, DType::String | DType::Binary) => {
+                let count = usize::try_from(count).map_err(|_| too_large(window))?;
                 let mut out: Vec<&[u8]> = Vec::new();
-                out.try_reserve_exact(count as usize)
+                out.try_reserve_exact(count)
                     .map_err(|_| too_large(window))?;
                 // array-format reads an unwritten string or binary cell as empty, whatever the fill.
-                out.resize(count as usize, &[]);
+                out.resize(count, &[]);
                 for (coord, address) in chunks {
                     let bytes = chunk_bytes(address);
                     let (stored, items) = window.stored_items(meta, coord, bytes)?;
@@ -205,14 +211,18 @@ impl Window {
             .collect();
         // Walk the chunk table rather than the grid when the grid is larger,
         // so a huge sparse array costs its written chunks, not its extent.
-        let grid: u64 = ranges.iter().map(|&(a, b)| (b - a + 1) as u64).product();
+        let grid = ranges
+            .iter()
+            .try_fold(1u64, |n, &(a, b)| n.checked_mul((b - a) as u64 + 1))
+            .unwrap_or(u64::MAX);
         let inside = |coord: &[u32]| {
             coord
                 .iter()
                 .zip(&ranges)
                 .all(|(&c, &(a, b))| a <= c && c <= b)
         };
-        if grid as usize > meta.chunks.len() {
+        // Compared as u64: `as usize` would truncate a 2^48-cell grid on wasm32.
+        if grid > meta.chunks.len() as u64 {
             return meta
                 .chunks
                 .iter()
@@ -251,12 +261,13 @@ impl Window {
         meta: &ArrayMeta,
         coord: &[u32],
         stored: u64,
-        bytes_of: impl Fn(u64) -> u64,
+        bytes_of: impl Fn(u64) -> Option<u64>,
     ) -> Result<Vec<u64>> {
         let clipped = clipped_dims(meta, coord);
         let padded: Vec<u64> = meta.chunk_shape.iter().map(|&c| c as u64).collect();
         for dims in [clipped, padded] {
-            if bytes_of(dims.iter().product()) == stored {
+            let count = dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+            if count.and_then(&bytes_of) == Some(stored) {
                 return Ok(dims);
             }
         }
@@ -276,7 +287,8 @@ impl Window {
         let clipped = clipped_dims(meta, coord);
         let padded: Vec<u64> = meta.chunk_shape.iter().map(|&c| c as u64).collect();
         for dims in [clipped, padded] {
-            if let Some(items) = split_offsets(bytes, dims.iter().product()) {
+            let count = dims.iter().try_fold(1u64, |n, &d| n.checked_mul(d));
+            if let Some(items) = count.and_then(|n| split_offsets_exact(bytes, n)) {
                 return Ok((dims, items));
             }
         }
@@ -334,31 +346,6 @@ fn clipped_dims(meta: &ArrayMeta, coord: &[u32]) -> Vec<u64> {
             c.min((meta.shape[a] as u64).saturating_sub(coord[a] as u64 * c))
         })
         .collect()
-}
-
-/// The items of an offset-table chunk holding exactly `n` items, or `None`
-/// when the bytes are not such a table.
-fn split_offsets(bytes: &[u8], n: u64) -> Option<Vec<&[u8]>> {
-    let table = n.checked_add(1)?.checked_mul(4)?;
-    if table > bytes.len() as u64 {
-        return None;
-    }
-    let values = &bytes[table as usize..];
-    let offset = |i: usize| {
-        u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().expect("4 bytes")) as usize
-    };
-    if offset(n as usize) != values.len() {
-        return None;
-    }
-    let mut items = Vec::with_capacity(n as usize);
-    for i in 0..n as usize {
-        let (from, to) = (offset(i), offset(i + 1));
-        if from > to || to > values.len() {
-            return None;
-        }
-        items.push(&values[from..to]);
-    }
-    Some(items)
 }
 
 fn try_alloc_filled(len: u64, pattern: &[u8]) -> Result<Vec<u8>> {

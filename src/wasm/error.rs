@@ -23,6 +23,11 @@ pub fn set_error_class(class: Function) {
     ERROR_CLASS.with(|c| *c.borrow_mut() = Some(class));
 }
 
+/// The registered `AtlasError` class, or `undefined` before the facade's init.
+pub(crate) fn error_class() -> JsValue {
+    ERROR_CLASS.with(|c| c.borrow().clone().map_or(JsValue::UNDEFINED, Into::into))
+}
+
 /// The JavaScript form of `error`.
 pub(crate) fn to_js(error: Error) -> JsValue {
     js_error(&error.to_string(), error.code())

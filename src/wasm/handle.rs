@@ -11,7 +11,6 @@ use std::sync::Arc;
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
 use super::convert::{self, object};
 use super::error::{closed, to_js};
@@ -40,8 +39,8 @@ fn whole(value: f64, what: &str) -> Result<u64> {
     }
 }
 
-/// Reads `cacheBytes`, `maxConcurrency`, `coalesceBytes` and `decode` (the
-/// decode pool's function); absent keys keep the defaults.
+/// Reads `cacheBytes`, `maxConcurrency`, `coalesceBytes`, `maxMemory` and
+/// `decode` (the decode pool's function); absent keys keep the defaults.
 fn read_options(options: &JsValue) -> Result<ReadOptions> {
     let mut out = ReadOptions::default();
     let get = |key: &str| -> Result<Option<u64>> {
@@ -64,6 +63,9 @@ fn read_options(options: &JsValue) -> Result<ReadOptions> {
         if let Some(v) = get("coalesceBytes")? {
             out.coalesce_bytes = v;
         }
+        if let Some(v) = get("maxMemory")? {
+            out.memory_budget = v;
+        }
         out.decoder = super::decoder::from_options(options);
     }
     Ok(out)
@@ -75,7 +77,7 @@ fn spawn(call: impl std::future::Future<Output = Result<JsValue>> + 'static) -> 
 }
 
 fn settle(call: Call) -> Promise {
-    future_to_promise(async move { call.await.map_err(to_js) })
+    task::settle(call)
 }
 
 /// One open collection.

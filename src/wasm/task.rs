@@ -15,7 +15,8 @@ use std::task::{Context, Poll};
 
 use futures_util::future::{select, Either};
 use js_sys::{Function, Promise};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
 use super::convert::object;
@@ -99,4 +100,174 @@ impl Future for Tracked {
         CURRENT.with(|c| *c.borrow_mut() = previous);
         polled
     }
+}
+
+/// A call's future, polled from JavaScript rather than from wasm-bindgen's
+/// microtask queue.
+///
+/// Why: with `panic = "abort"` a panic in Rust is a wasm trap. Polled from
+/// wasm-bindgen-futures' queue, the trap surfaces in a microtask nobody
+/// awaits, as an uncaught `RuntimeError: unreachable` that kills a Node
+/// process and poisons a page. Polled from `drive` (below), it surfaces
+/// inside a `try` that turns it into a rejected promise with code `Internal`.
+#[wasm_bindgen]
+pub struct Task {
+    id: u32,
+    call: Option<Call>,
+    value: Option<JsValue>,
+}
+
+thread_local! {
+    /// Each pending task's JavaScript `wake` function, by task id. A `Waker`
+    /// must be `Send + Sync`; an id is, a JavaScript function is not.
+    static WAKERS: RefCell<std::collections::HashMap<u32, Function>> = RefCell::default();
+    static NEXT_ID: Cell<u32> = const { Cell::new(0) };
+    /// The message of the last panic, for the `Internal` error that reports it.
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+    /// `take_panic_message` as a JavaScript function, made once.
+    static PANIC_READER: Function = Closure::<dyn Fn() -> Option<String>>::new(take_panic_message)
+        .into_js_value()
+        .unchecked_into();
+}
+
+struct JsWake(u32);
+
+impl std::task::Wake for JsWake {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.wake_by_ref()
+    }
+
+    fn wake_by_ref(self: &std::sync::Arc<Self>) {
+        let wake = WAKERS.with(|w| w.borrow().get(&self.0).cloned());
+        if let Some(wake) = wake {
+            let _ = wake.call0(&JsValue::NULL);
+        }
+    }
+}
+
+#[wasm_bindgen]
+impl Task {
+    /// Polls once; `true` when the call is done and [`take`](Self::take)
+    /// holds its value. `wake` is called when polling again can make progress.
+    pub fn poll(&mut self, wake: &Function) -> std::result::Result<bool, JsValue> {
+        let Some(call) = self.call.as_mut() else {
+            return Ok(true);
+        };
+        WAKERS.with(|w| w.borrow_mut().insert(self.id, wake.clone()));
+        let waker = std::task::Waker::from(std::sync::Arc::new(JsWake(self.id)));
+        let polled = call.as_mut().poll(&mut Context::from_waker(&waker));
+        match polled {
+            Poll::Pending => Ok(false),
+            Poll::Ready(result) => {
+                self.finish();
+                self.value = Some(result.map_err(super::error::to_js)?);
+                Ok(true)
+            }
+        }
+    }
+
+    /// The value of a finished call.
+    pub fn take(&mut self) -> JsValue {
+        self.value.take().unwrap_or(JsValue::UNDEFINED)
+    }
+
+    fn finish(&mut self) {
+        self.call = None;
+        WAKERS.with(|w| w.borrow_mut().remove(&self.id));
+    }
+}
+
+impl Drop for Task {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+/// The message of the panic that trapped the instance, if any (then cleared).
+#[wasm_bindgen(js_name = takePanicMessage)]
+pub fn take_panic_message() -> Option<String> {
+    LAST_PANIC.with(|p| p.borrow_mut().take())
+}
+
+/// Records panic messages before the trap, so `drive` can report them.
+fn remember_panics() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let message = info.to_string();
+            let _ = LAST_PANIC.try_with(|p| p.try_borrow_mut().map(|mut p| *p = Some(message)));
+        }))
+    });
+}
+
+#[wasm_bindgen(inline_js = r#"
+export function drive(task, ErrorClass, takePanicMessage) {
+  return new Promise((resolve, reject) => {
+    let queued = false;
+    const wake = () => {
+      if (!queued) {
+        queued = true;
+        queueMicrotask(step);
+      }
+    };
+    const step = () => {
+      queued = false;
+      let done;
+      try {
+        done = task.poll(wake);
+      } catch (thrown) {
+        if (thrown instanceof WebAssembly.RuntimeError) {
+          let detail = thrown.message;
+          try { detail = takePanicMessage() ?? detail; } catch {}
+          const message = `internal error in atlas-wasm (please report it): ${detail}`;
+          reject(ErrorClass
+            ? new ErrorClass(message, "Internal", { cause: thrown })
+            : Object.assign(new Error(message, { cause: thrown }), { name: "AtlasError", code: "Internal" }));
+        } else {
+          reject(thrown);
+        }
+        return;
+      }
+      if (done) resolve(task.take());
+    };
+    step();
+  });
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(js_name = drive)]
+    fn drive_js(task: Task, error_class: JsValue, take_panic_message: &Function) -> Promise;
+}
+
+/// Runs `call` to its end under [`Task`]: a promise of its value or of its
+/// `AtlasError`, and of an `Internal` error if it panics.
+pub(crate) fn settle(call: Call) -> Promise {
+    remember_panics();
+    let id = NEXT_ID.with(|n| {
+        let id = n.get();
+        n.set(id.wrapping_add(1));
+        id
+    });
+    let task = Task {
+        id,
+        call: Some(call),
+        value: None,
+    };
+    let take_panic = PANIC_READER.with(Clone::clone);
+    drive_js(task, super::error::error_class(), &take_panic)
+}
+
+/// A call that panics after its first suspension: the package's tests use it
+/// to prove that a panic reaches the caller as a rejected promise with code
+/// `Internal`, and that the instance goes on serving other handles.
+#[doc(hidden)]
+#[wasm_bindgen(js_name = "__panicInsideCall")]
+pub fn panic_inside_call() -> Promise {
+    settle(Box::pin(async {
+        let resolved = Promise::resolve(&JsValue::NULL);
+        let _ = JsFuture::from(resolved).await;
+        let forged: Vec<u8> = Vec::new();
+        // An index out of bounds, as a forged length once caused.
+        Ok(JsValue::from(forged[usize::from(forged.is_empty())]))
+    }))
 }

@@ -4,9 +4,9 @@
 //! binary chunks are `N + 1` u32 LE offsets, then the concatenated bytes.
 
 use crate::error::{Error, Result};
+use crate::format::chunk::{encode_offsets, fill_element, split_offsets_lenient};
 use crate::format::dtype::DType;
 use crate::format::value::FillValue;
-use crate::nd::fill_element;
 use crate::write::element::Cells;
 
 /// A chunk's elements, owned, ready to patch.
@@ -37,7 +37,7 @@ impl ChunkBuf {
                 bytes: bytes.to_vec(),
             },
             _ => ChunkBuf::Var(
-                split_offsets(bytes)
+                split_offsets_lenient(bytes)
                     .into_iter()
                     .map(<[u8]>::to_vec)
                     .collect(),
@@ -112,72 +112,4 @@ impl ChunkBuf {
 /// Scalar fixed-width dtypes; lists are copied raw, never patched.
 fn is_scalar(dtype: &DType) -> bool {
     !matches!(dtype, DType::FixedSizeList { .. } | DType::List { .. })
-}
-
-/// `N + 1` offsets, then the bytes.
-pub(crate) fn encode_offsets<'a>(
-    items: impl ExactSizeIterator<Item = &'a [u8]> + Clone,
-) -> Vec<u8> {
-    let total: usize = items.clone().map(<[u8]>::len).sum();
-    let mut out = Vec::with_capacity(4 * (items.len() + 1) + total);
-    let mut end = 0u32;
-    out.extend_from_slice(&end.to_le_bytes());
-    for item in items.clone() {
-        end += item.len() as u32;
-        out.extend_from_slice(&end.to_le_bytes());
-    }
-    for item in items {
-        out.extend_from_slice(item);
-    }
-    out
-}
-
-/// How many elements an offsets chunk holds, found the way array-format finds
-/// it: the first `n` whose offset `n` ends exactly at the end of the bytes.
-/// Statistics depend on this count, so it must agree with array-format even
-/// on bytes it did not write.
-pub(crate) fn vlen_count(bytes: &[u8]) -> usize {
-    let mut n = 0usize;
-    while (n + 1) * 4 + 4 <= bytes.len() {
-        let at = (n + 1) * 4;
-        let offset = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes")) as usize;
-        n += 1;
-        if at + 4 + offset == bytes.len() {
-            break;
-        }
-    }
-    n
-}
-
-/// The elements of an offsets chunk. Offsets that do not fit the bytes give
-/// empty elements instead of a panic.
-pub(crate) fn split_offsets(bytes: &[u8]) -> Vec<&[u8]> {
-    let n = vlen_count(bytes);
-    let base = (n + 1) * 4;
-    let offset = |i: usize| {
-        u32::from_le_bytes(bytes[i * 4..i * 4 + 4].try_into().expect("4 bytes")) as usize
-    };
-    (0..n)
-        .map(|i| {
-            let (start, end) = (base + offset(i), base + offset(i + 1));
-            bytes.get(start..end).unwrap_or(&[])
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn offsets_round_trip_and_count_like_array_format() {
-        let bytes = encode_offsets([&b"ab"[..], b"", b"xyz"].into_iter());
-        assert_eq!(vlen_count(&bytes), 3);
-        assert_eq!(split_offsets(&bytes), vec![&b"ab"[..], b"", b"xyz"]);
-        let empties = encode_offsets([&b""[..], b""].into_iter());
-        assert_eq!(vlen_count(&empties), 2);
-        assert_eq!(vlen_count(&0u32.to_le_bytes()), 0);
-        // Garbage offsets do not panic.
-        assert_eq!(split_offsets(&[0, 0, 0, 0, 9, 9, 9, 9, 1]).len(), 1);
-    }
 }

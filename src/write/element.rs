@@ -2,6 +2,7 @@
 
 use std::borrow::Cow;
 
+use crate::format::chunk::encode_elements;
 use crate::format::dtype::DType;
 use crate::read::TimestampNs;
 
@@ -42,11 +43,7 @@ macro_rules! fixed {
         impl WriteElement for $ty {
             const DTYPE: DType = DType::$variant;
             fn cells(values: &[Self]) -> Cells<'_> {
-                let mut out = Vec::with_capacity(std::mem::size_of_val(values));
-                for v in values {
-                    out.extend_from_slice(&v.to_le_bytes());
-                }
-                Cells::Fixed(Cow::Owned(out))
+                Cells::Fixed(Cow::Owned(encode_elements(values)))
             }
         }
     };

@@ -13,9 +13,9 @@
 //!   non-null elements of the written chunks: every unwritten element is a
 //!   null, with or without a fill value.
 
+use crate::format::chunk::{decode_elements, split_offsets_lenient};
 use crate::format::dtype::DType;
 use crate::format::value::{ArrayStats, FillValue, StatValue};
-use crate::write::chunk::split_offsets;
 
 /// One chunk's contribution.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,9 +72,7 @@ fn partial<T: Copy>(result: (Option<(T, T)>, u64, u64), wrap: impl Fn(T) -> Stat
 macro_rules! ints {
     ($bytes:expr, $fill:expr, $ty:ty, $wrap:expr, $($pat:pat => $e:expr),*) => {{
         let fill: Option<$ty> = match $fill { $(Some($pat) => Some($e),)* _ => None };
-        let values = $bytes
-            .chunks_exact(std::mem::size_of::<$ty>())
-            .map(|c| <$ty>::from_le_bytes(c.try_into().expect("element width")));
+        let values = decode_elements::<$ty>($bytes);
         partial(fold(values, |v| fill == Some(v), |a, b| a < b), $wrap)
     }};
 }
@@ -85,9 +83,7 @@ macro_rules! floats {
             Some(FillValue::Float(v)) => Some(*v as $ty),
             _ => None,
         };
-        let values = $bytes
-            .chunks_exact(std::mem::size_of::<$ty>())
-            .map(|c| <$ty>::from_le_bytes(c.try_into().expect("element width")));
+        let values = decode_elements::<$ty>($bytes);
         let is_null = |v: $ty| fill.is_some_and(|f| if f.is_nan() { v.is_nan() } else { v == f });
         partial(fold(values, is_null, |a, b| a.total_cmp(&b).is_lt()), |v| {
             StatValue::Float(v as f64)
@@ -141,7 +137,7 @@ pub(crate) fn chunk_partial(bytes: &[u8], dtype: &DType, fill: Option<&FillValue
             };
             partial(
                 fold(
-                    split_offsets(bytes).into_iter(),
+                    split_offsets_lenient(bytes).into_iter(),
                     |v| fill == Some(v),
                     |a, b| a < b,
                 ),
@@ -191,7 +187,7 @@ fn pick(a: Option<StatValue>, b: Option<StatValue>, lower: bool) -> Option<StatV
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::write::chunk::encode_offsets;
+    use crate::format::chunk::encode_offsets;
 
     fn f64s(v: &[f64]) -> Vec<u8> {
         v.iter().flat_map(|x| x.to_le_bytes()).collect()
