@@ -71,7 +71,12 @@ pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
     let corrupt = |code| Error::corrupt(format!("zstd data: {}", zstd_safe::get_error_name(code)));
     let ceiling = limit.min(compressed.len().saturating_mul(ZSTD_MAX_RATIO));
     let first_guess = match zstd_safe::get_frame_content_size(compressed) {
-        Ok(Some(size)) => usize::try_from(size).unwrap_or(usize::MAX).min(ceiling),
+        Ok(Some(size)) if size > limit as u64 => {
+            return Err(Error::corrupt(format!(
+                "zstd data expands past the {limit} bytes declared (its frame says {size})"
+            )))
+        }
+        Ok(Some(size)) => (size as usize).min(ceiling),
         _ => ceiling.min(compressed.len().saturating_mul(4)),
     };
     if compressed.is_empty() {
