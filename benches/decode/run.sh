@@ -36,6 +36,7 @@ options=(
   "libzstd-z-c3|--features libzstd --config profile.wasm-release.opt-level=\"z\" --config profile.wasm-release.package.zstd-sys.opt-level=3|-Oz -O3"
   "ruzstd-tuned|--config profile.wasm-release.opt-level=\"z\" --config profile.wasm-release.package.ruzstd.opt-level=3|-Oz -O3"
   "libzstd-z|--features libzstd --config profile.wasm-release.opt-level=\"z\"|-Oz"
+  "libzstd-s|--features libzstd --config profile.wasm-release.opt-level=\"s\"|-Os -O3"
   "ruzstd-s|--config profile.wasm-release.opt-level=\"s\"|-Os -Oz"
   "ruzstd-2|--config profile.wasm-release.opt-level=2|-O3"
 )

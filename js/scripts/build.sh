@@ -2,8 +2,9 @@
 # Builds js/dist/: the release .wasm with libzstd's decoder (feature
 # `libzstd`), its wasm-bindgen glue (--target web), wasm-opt -O3 from npm's
 # binaryen (Debian's binaryen corrupts this output), and the facade. Prints
-# the gzipped size of the .wasm, which must stay <= 150 KiB. Why opt-level 3,
-# -O3 and libzstd: docs/benchmarks.md, "Block decoding in wasm".
+# the gzipped size of the .wasm, which must stay <= 150 KiB. Why libzstd,
+# Rust at opt-level "z" with libzstd at 3 (Cargo.toml) and -O3:
+# docs/benchmarks.md, "Block decoding in wasm".
 #
 # Needs: rustup target wasm32-unknown-unknown, Debian clang (libzstd for
 # wasm32), wasm-bindgen-cli of the exact version Cargo.lock pins, and
