@@ -32,6 +32,15 @@ if need python; then
 fi
 
 if need wasm browser; then
+  log "Debian clang (compiles libzstd's decoder into the wasm module)"
+  if ! command -v clang >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq clang >/dev/null
+  fi
+fi
+
+if need wasm browser; then
   log "wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 10 minutes to build when missing)"
   if ! wasm-bindgen --version 2>/dev/null | grep -q " $WASM_BINDGEN_VERSION\$"; then
     # No --locked: its lock file wants a webpki-roots the registry here lacks.

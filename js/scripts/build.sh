@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Builds js/dist/: the release .wasm, its wasm-bindgen glue (--target web),
-# wasm-opt -Oz from npm's binaryen (Debian's binaryen corrupts this output),
-# and the facade. Prints the gzipped size of the .wasm.
+# Builds js/dist/: the release .wasm with libzstd's decoder (feature
+# `libzstd`), its wasm-bindgen glue (--target web), wasm-opt -O3 from npm's
+# binaryen (Debian's binaryen corrupts this output), and the facade. Prints
+# the gzipped size of the .wasm, which must stay <= 150 KiB. Why libzstd,
+# Rust at opt-level "z" with libzstd at 3 (Cargo.toml) and -O3:
+# docs/benchmarks.md, "Block decoding in wasm".
 #
-# Needs: rustup target wasm32-unknown-unknown, wasm-bindgen-cli of the exact
-# version Cargo.lock pins, and `npm ci` run in js/ (for binaryen).
+# Needs: rustup target wasm32-unknown-unknown, Debian clang (libzstd for
+# wasm32), wasm-bindgen-cli of the exact version Cargo.lock pins, and
+# `npm ci` run in js/ (for binaryen).
 set -euo pipefail
 
 js="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,14 +24,16 @@ fi
 wasm_opt="$js/node_modules/.bin/wasm-opt"
 [ -x "$wasm_opt" ] || { echo "build.sh: run 'npm ci' in js/ first (for binaryen's wasm-opt)" >&2; exit 1; }
 
-cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release
+command -v clang >/dev/null || { echo "build.sh: clang is needed to compile libzstd for wasm32: apt-get install clang" >&2; exit 1; }
+
+cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd
 rm -rf "$js/pkg" "$js/dist"
 wasm-bindgen --target web --out-dir "$js/pkg" --out-name atlas_wasm \
   "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm.wasm"
 
 mkdir -p "$js/dist"
 # Rust's wasm32 target emits these proposals by default; wasm-opt must be told.
-"$wasm_opt" -Oz --converge --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+"$wasm_opt" -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   "$js/pkg/atlas_wasm_bg.wasm" -o "$js/dist/atlas_wasm_bg.wasm"
 cp "$js/pkg/atlas_wasm.js" "$js"/src/*.js "$js/src/index.d.ts" "$js/dist/"
@@ -37,3 +43,7 @@ if [ -d "$js/pkg/snippets" ]; then cp -r "$js/pkg/snippets" "$js/dist/"; fi
 raw=$(wc -c < "$js/dist/atlas_wasm_bg.wasm")
 gz=$(gzip -9 -c "$js/dist/atlas_wasm_bg.wasm" | wc -c)
 echo "atlas_wasm_bg.wasm: $raw bytes, $gz bytes gzip -9 ($(( (gz + 1023) / 1024 )) KiB)"
+if [ "$gz" -gt $((150 * 1024)) ]; then
+  echo "build.sh: the .wasm is over its 150 KiB gzip budget (docs/benchmarks.md)" >&2
+  exit 1
+fi

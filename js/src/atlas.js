@@ -10,6 +10,7 @@ import { AtlasHandle, setErrorClass } from "./atlas_wasm.js";
 import { AtlasError, aborted, expect } from "./errors.js";
 import { httpSource } from "./http.js";
 import { limiter } from "./limit.js";
+import { DecodePool, defaultWorkers } from "./pool.js";
 import { r2Source } from "./r2.js";
 import { blobSource, bytesSource, toSource } from "./sources.js";
 
@@ -17,15 +18,21 @@ let initialise = () => {
   throw new AtlasError("import atlas-wasm through its package entry, which loads the wasm module", "InvalidArgument");
 };
 let ready;
+let compiled; // the WebAssembly.Module, for decode workers
+let workers = {}; // the runtime's {spawn, cores}; no spawn: decode inline
 
-/** Called once by the runtime entry with its way of loading the module. */
-export function bindInit(init) {
+/**
+ * Called once by the runtime entry with its way of loading the module
+ * (resolving to the compiled module) and of starting decode workers.
+ */
+export function bindInit(init, decodeWorkers = {}) {
   initialise = init;
+  workers = decodeWorkers;
 }
 
 function start() {
   ready ??= (async () => {
-    await initialise();
+    compiled = await initialise();
     setErrorClass(AtlasError);
   })().catch((error) => {
     ready = undefined; // let a later open try again
@@ -38,12 +45,14 @@ function start() {
 export class Atlas {
   #handle;
   #info;
+  #pool;
 
   /** @internal Use `Atlas.open`. */
-  constructor(handle) {
+  constructor(handle, pool) {
     expect(handle instanceof AtlasHandle, "use Atlas.open(...) to open a collection");
     this.#handle = handle;
     this.#info = handle.info();
+    this.#pool = pool;
   }
 
   /**
@@ -55,9 +64,13 @@ export class Atlas {
     await start();
     const { data, mask } = sourcesOf(target, options);
     const abort = abortOf(options.signal);
+    const pool = decodePool(options.decodeWorkers);
     try {
-      const numbers = { cacheBytes: options.cacheBytes, maxConcurrency: options.maxConcurrency, coalesceBytes: options.coalesceBytes, maxMemory: options.maxMemory };
-      return new Atlas(await AtlasHandle.open(data, mask, numbers, abort?.promise));
+      const numbers = { cacheBytes: options.cacheBytes, maxConcurrency: options.maxConcurrency, coalesceBytes: options.coalesceBytes, maxMemory: options.maxMemory, decode: pool?.decode };
+      return new Atlas(await AtlasHandle.open(data, mask, numbers, abort?.promise), pool);
+    } catch (error) {
+      pool?.close();
+      throw error;
     } finally {
       abort?.dispose();
     }
@@ -153,8 +166,9 @@ export class Atlas {
     }
   }
 
-  /** Frees the collection's memory now; its datasets stop working. */
+  /** Frees the collection's memory and its decode workers now; its datasets stop working. */
   close() {
+    this.#pool?.close();
     if (!this.#handle) return;
     this.#handle.close();
     this.#handle.free();
@@ -244,6 +258,14 @@ function sourcesOf(target, options) {
   }
   expect(target !== null && typeof target === "object" && "data" in target, "Atlas.open takes a URL or {data, mask}");
   return { data: toSource(target.data, "data"), mask: target.mask == null ? undefined : toSource(target.mask, "mask") };
+}
+
+/** The decode pool `decodeWorkers` asks for, or none (0, or no workers here). */
+function decodePool(count) {
+  expect(count === undefined || (Number.isInteger(count) && count >= 0), "decodeWorkers must be a whole number >= 0");
+  const size = count ?? defaultWorkers(workers.cores);
+  if (size === 0 || !workers.spawn || !compiled) return undefined;
+  return new DecodePool(compiled, size, workers.spawn);
 }
 
 /** A promise that settles when `signal` aborts, and a way to stop listening. */

@@ -179,6 +179,13 @@ export interface OpenOptions extends UrlOptions {
    * Past it a call rejects with code `TooLarge`. Default 64 MiB.
    */
   maxMemory?: number;
+  /**
+   * Workers that decode blocks (Web Workers in browsers, worker_threads in
+   * Node), started on the first block and stopped by `close()`. Default:
+   * cores − 1, at most 4; 0 decodes on the calling thread. Cloudflare
+   * Workers (workerd) have no workers: blocks are always decoded inline there.
+   */
+  decodeWorkers?: number;
 }
 
 export class Atlas {

@@ -43,8 +43,89 @@ pub fn decompress_block(
     Ok(out)
 }
 
-/// Decodes a zstd stream (one or more frames), refusing more than `limit` bytes of output.
+/// Decodes a zstd stream (one or more frames), refusing more than `limit`
+/// bytes of output. The one place that picks the zstd decoder: libzstd's
+/// (C) where it is built in — natively always, in wasm with the `libzstd`
+/// feature — and ruzstd (pure Rust) otherwise. docs/benchmarks.md has the
+/// measurements behind the choice.
 pub fn zstd_decompress(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
+    #[cfg(any(feature = "libzstd", not(target_arch = "wasm32")))]
+    return zstd_libzstd(compressed, limit);
+    #[cfg(not(any(feature = "libzstd", not(target_arch = "wasm32"))))]
+    return zstd_ruzstd(compressed, limit);
+}
+
+/// zstd cannot expand input by more than this factor: its densest block is
+/// an RLE block, 4 bytes (header and the byte) for 128 KiB of output.
+#[cfg(any(feature = "libzstd", not(target_arch = "wasm32")))]
+const ZSTD_MAX_RATIO: usize = 32 * 1024;
+
+/// libzstd's streaming decoder. The answer is first sized by the frame
+/// header's content size (bounded by `limit` and by zstd's best ratio), so
+/// an honest block decodes in one pass into one allocation; past that it
+/// grows only as real output arrives.
+#[cfg(any(feature = "libzstd", not(target_arch = "wasm32")))]
+pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
+    use zstd_safe::{DCtx, InBuffer, OutBuffer};
+
+    let corrupt = |code| Error::corrupt(format!("zstd data: {}", zstd_safe::get_error_name(code)));
+    let ceiling = limit.min(compressed.len().saturating_mul(ZSTD_MAX_RATIO));
+    let first_guess = match zstd_safe::get_frame_content_size(compressed) {
+        Ok(Some(size)) if size > limit as u64 => {
+            return Err(Error::corrupt(format!(
+                "zstd data expands past the {limit} bytes declared (its frame says {size})"
+            )))
+        }
+        Ok(Some(size)) => (size as usize).min(ceiling),
+        _ => ceiling.min(compressed.len().saturating_mul(4)),
+    };
+    if compressed.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut out: Vec<u8> = Vec::new();
+    out.try_reserve_exact(first_guess.max(1))
+        .map_err(|_| Error::TooLarge(format!("a block of {first_guess} bytes")))?;
+    let mut dctx =
+        DCtx::try_create().ok_or_else(|| Error::TooLarge("no memory for a zstd decoder".into()))?;
+    let mut input = InBuffer::around(compressed);
+    loop {
+        if out.len() == out.capacity() {
+            if out.len() > limit {
+                break;
+            }
+            // Room up to one byte past the limit, so output past it is seen.
+            let more = out.len().max(64 * 1024).min(limit + 1 - out.len());
+            out.try_reserve_exact(more)
+                .map_err(|_| Error::TooLarge(format!("a block of {} bytes", out.len() + more)))?;
+        }
+        let before = (input.pos(), out.len());
+        let len = out.len();
+        let hint = dctx
+            .decompress_stream(&mut OutBuffer::around_pos(&mut out, len), &mut input)
+            .map_err(corrupt)?;
+        let done = hint == 0 && input.pos() == compressed.len();
+        if done {
+            break;
+        }
+        if (input.pos(), out.len()) == before && out.len() < out.capacity() {
+            // No progress with room to spare: the input ends inside a frame.
+            return Err(Error::corrupt("zstd data ends inside a frame"));
+        }
+    }
+    if out.len() > limit {
+        return Err(Error::corrupt(format!(
+            "zstd data expands past the {limit} bytes declared"
+        )));
+    }
+    Ok(out)
+}
+
+/// ruzstd's streaming decoder (pure Rust): output grows as it arrives.
+#[cfg_attr(
+    any(feature = "libzstd", not(target_arch = "wasm32")),
+    allow(dead_code)
+)]
+pub(crate) fn zstd_ruzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
     let mut input = compressed;
     let mut out = Vec::new();
     // A frame's window is allocated up front from its header: hold it to the
@@ -173,6 +254,43 @@ pub(crate) mod tests {
         assert_eq!(decompress_block(&CodecId::None, &data, 1000).unwrap(), data);
         assert!(decompress_block(&CodecId::None, &data, 10).is_err());
         assert!(decompress_block(&CodecId::Named("brotli".into()), &data, 1000).is_err());
+    }
+
+    /// Both decoders, on what libzstd's encoder writes: one frame, two
+    /// frames back to back, a frame without a content size, truncation and
+    /// output past the limit.
+    #[test]
+    fn libzstd_and_ruzstd_agree() {
+        // 2.4 MB: the streamed frame's 2 MiB window must fit the output
+        // limit, which ruzstd holds windows to.
+        let data: Vec<u8> = (0..600_000u32)
+            .flat_map(|i| (288.0f32 + (i as f32 * 0.01).sin()).to_le_bytes())
+            .collect();
+        let one = zstd::bulk::compress(&data, 3).unwrap();
+        let mut two = one.clone();
+        two.extend_from_slice(&zstd::bulk::compress(&data[..1000], 3).unwrap());
+        let mut streamed = Vec::new();
+        let mut encoder = zstd::stream::Encoder::new(&mut streamed, 3).unwrap();
+        std::io::Write::write_all(&mut encoder, &data).unwrap();
+        encoder.finish().unwrap();
+        assert!(matches!(
+            zstd_safe::get_frame_content_size(&streamed),
+            Ok(None)
+        ));
+        type Decode = fn(&[u8], usize) -> Result<Vec<u8>>;
+        for decode in [zstd_libzstd as Decode, zstd_ruzstd] {
+            assert_eq!(decode(&one, data.len()).unwrap(), data);
+            assert_eq!(decode(&streamed, data.len()).unwrap(), data);
+            let joined = decode(&two, data.len() + 1000).unwrap();
+            assert_eq!(&joined[..data.len()], &data[..]);
+            assert_eq!(&joined[data.len()..], &data[..1000]);
+            for broken in [&one[..one.len() / 2], &two[..], &streamed[..100]] {
+                let error = decode(broken, data.len()).unwrap_err();
+                assert_eq!(error.code(), "CorruptCollection", "{error}");
+            }
+            assert!(decode(&one, data.len() - 1).is_err());
+            assert_eq!(decode(&[], 10).unwrap(), Vec::<u8>::new());
+        }
     }
 
     #[test]

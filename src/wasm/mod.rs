@@ -13,8 +13,10 @@
 //! | `task.rs` | abort and progress around one call |
 //! | `convert.rs` | arrays, attributes, statistics, layouts as JS values |
 //! | `handle.rs` | the exported classes |
+//! | `decoder.rs` | blocks out to the decode pool, and `decodeBlock` for its workers |
 
 mod convert;
+mod decoder;
 mod error;
 mod handle;
 mod source;

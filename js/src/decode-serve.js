@@ -1,0 +1,22 @@
+/**
+ * What a decode worker does, whatever the runtime: the first message brings
+ * the compiled module, every later one a block to decode with `decodeBlock`
+ * of the worker's own instance. Answers carry the job's id.
+ */
+import { decodeBlock, initSync } from "./atlas_wasm.js";
+
+export function serve(receive, send) {
+  receive((message) => {
+    if (message.module) {
+      initSync({ module: message.module });
+      return;
+    }
+    const { id, codec, bytes, uncompressedSize } = message;
+    try {
+      const out = decodeBlock(codec, bytes, uncompressedSize);
+      send({ id, bytes: out }, [out.buffer]);
+    } catch (error) {
+      send({ id, error: { message: String(error?.message ?? error), code: error?.code ?? "Io" } });
+    }
+  });
+}

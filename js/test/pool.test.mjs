@@ -1,0 +1,178 @@
+// The decode pool (worker_threads here, Web Workers in Chromium): the same
+// values with 0 and 2 workers, a pool torn down by close(), and reads
+// aborted while a block is on a worker.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, before, describe, it } from "node:test";
+import { Worker } from "node:worker_threads";
+import { Atlas, AtlasError } from "atlas-wasm";
+import { chromium } from "playwright-core";
+import { FIXTURES, checkCollection, expected, float, sameValues } from "./expect.mjs";
+import { startServer } from "./server.mjs";
+
+const CHECKED = ["every_dtype_zstd", "every_dtype_lz4", "python_netcdf", "python_netcdf_lz4", "deleted_datasets"];
+const file = (name, f = "data.atlas") => readFileSync(join(FIXTURES, name, f));
+const sources = (name) => {
+  let mask = null;
+  try {
+    mask = Atlas.fromBytes(file(name, "deleted.mask"));
+  } catch {}
+  return { data: Atlas.fromBytes(file(name)), mask };
+};
+
+// Blocks posted to workers: counted, and a hook run as each one leaves.
+let posted = 0;
+let onBlock = () => {};
+const post = Worker.prototype.postMessage;
+Worker.prototype.postMessage = function (message, transfer) {
+  const result = post.call(this, message, transfer);
+  if (message?.bytes) {
+    posted++;
+    onBlock();
+  }
+  return result;
+};
+
+/** What atlas-rust read from `chunked/float64` of every_dtype_zstd. */
+function chunkedFloat64() {
+  return expected("every_dtype_zstd")
+    .datasets.find((d) => d.name === "chunked")
+    .arrays.find((a) => a.name === "float64");
+}
+
+/** The first block a worker is given, and a read of the array it belongs to. */
+async function readUntilBlock(atlas, act) {
+  onBlock = () => {
+    onBlock = () => {};
+    act();
+  };
+  try {
+    return await atlas.dataset("chunked").read("float64", { signal: act.signal });
+  } finally {
+    onBlock = () => {};
+  }
+}
+
+describe("the decode pool in Node", () => {
+  for (const workers of [0, 2]) {
+    it(`reads every value like atlas-rust with decodeWorkers ${workers}`, async () => {
+      const before = posted;
+      for (const name of CHECKED) {
+        const atlas = await Atlas.open(sources(name), { decodeWorkers: workers });
+        await checkCollection(atlas, expected(name));
+        atlas.close();
+      }
+      if (workers === 0) assert.equal(posted, before, "no block went to a worker");
+      else assert.ok(posted > before, "blocks went to workers");
+    });
+  }
+
+  it("rejects decodeWorkers that is not a whole number", async () => {
+    await assert.rejects(Atlas.open(sources("every_dtype_zstd"), { decodeWorkers: -1 }), (e) => e instanceof AtlasError && e.code === "InvalidArgument");
+  });
+
+  it("rejects a read aborted while its block is on a worker, and reads again after", async () => {
+    const atlas = await Atlas.open(sources("every_dtype_zstd"), { decodeWorkers: 2 });
+    const controller = new AbortController();
+    const act = () => controller.abort();
+    act.signal = controller.signal;
+    await assert.rejects(readUntilBlock(atlas, act), (e) => e instanceof AtlasError && e.code === "Aborted");
+    const again = await atlas.dataset("chunked").read("float64");
+    sameValues(again, chunkedFloat64().values, "float64", "chunked/float64");
+    atlas.close();
+  });
+
+  it("close() stops the workers and fails the read waiting on them", async () => {
+    const atlas = await Atlas.open(sources("every_dtype_zstd"), { decodeWorkers: 2 });
+    const act = () => atlas.close();
+    await assert.rejects(readUntilBlock(atlas, act), (e) => e instanceof AtlasError && e.code === "InvalidArgument" && /closed/.test(e.message));
+    assert.throws(() => atlas.listDatasets(), /closed/);
+  });
+});
+
+const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+const PACKAGE = dirname(createRequire(import.meta.url).resolve("atlas-wasm/package.json"));
+const PAGE = `<!doctype html>
+<script type="importmap">{ "imports": { "atlas-wasm": "./atlas-wasm/dist/browser.js" } }</script>
+<script type="module">
+  window.atlasWasm = await import("atlas-wasm");
+  // Blocks posted to Web Workers: counted, and a hook run as each one leaves.
+  window.posted = 0;
+  window.onBlock = () => {};
+  const post = Worker.prototype.postMessage;
+  Worker.prototype.postMessage = function (message, transfer) {
+    const result = post.call(this, message, transfer);
+    if (message?.bytes) { window.posted++; window.onBlock(); }
+    return result;
+  };
+  document.title = "ready";
+</script>`;
+
+describe("the decode pool in headless Chromium (Web Workers)", () => {
+  let site, browser, page, root;
+  before(async () => {
+    root = mkdtempSync(join(tmpdir(), "atlas-pool-"));
+    writeFileSync(join(root, "index.html"), PAGE);
+    symlinkSync(PACKAGE, join(root, "atlas-wasm"));
+    symlinkSync(FIXTURES, join(root, "fixtures"));
+    site = await startServer({ root });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
+    page = await browser.newPage();
+    page.on("pageerror", (e) => console.error("page error:", e));
+    await page.goto(`${site.url}/index.html`);
+    await page.waitForFunction(() => document.title === "ready");
+  });
+  after(async () => {
+    await browser?.close();
+    await site?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** `chunked/float64` of a fixture read in the page, as strings, with the blocks posted. */
+  const readInPage = (name, workers, act) =>
+    page.evaluate(
+      async ({ url, workers, act }) => {
+        const { Atlas } = window.atlasWasm;
+        const atlas = await Atlas.open(url, { decodeWorkers: workers });
+        const controller = new AbortController();
+        const before = window.posted;
+        window.onBlock = () => {
+          window.onBlock = () => {};
+          if (act === "abort") controller.abort();
+          if (act === "close") atlas.close();
+        };
+        try {
+          const r = await atlas.dataset("chunked").read("float64", { signal: controller.signal });
+          return { values: Array.from(r.data, String), posted: window.posted - before };
+        } catch (e) {
+          return { error: e.code, posted: window.posted - before };
+        } finally {
+          window.onBlock = () => {};
+          atlas.close();
+        }
+      },
+      { url: `${site.url}/fixtures/${name}`, workers, act },
+    );
+
+  const want = () => chunkedFloat64().values.map((v) => String(float(v)));
+
+  it("reads the same values with 0 and 2 workers", async () => {
+    const inline = await readInPage("every_dtype_zstd", 0);
+    const pooled = await readInPage("every_dtype_zstd", 2);
+    assert.deepEqual(inline.values, want());
+    assert.deepEqual(pooled.values, want());
+    assert.equal(inline.posted, 0);
+    assert.ok(pooled.posted > 0, "blocks went to Web Workers");
+  });
+
+  it("rejects a read aborted while its block is on a worker", async () => {
+    assert.equal((await readInPage("every_dtype_zstd", 2, "abort")).error, "Aborted");
+  });
+
+  it("close() fails the read waiting on a worker", async () => {
+    assert.equal((await readInPage("every_dtype_zstd", 2, "close")).error, "InvalidArgument");
+  });
+});
