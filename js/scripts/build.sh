@@ -37,8 +37,6 @@ mkdir -p "$js/dist"
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   "$js/pkg/atlas_wasm_bg.wasm" -o "$js/dist/atlas_wasm_bg.wasm"
 cp "$js/pkg/atlas_wasm.js" "$js"/src/*.js "$js/src/index.d.ts" "$js/dist/"
-# inline_js snippets (src/wasm/task.rs' driver) that the glue imports.
-if [ -d "$js/pkg/snippets" ]; then cp -r "$js/pkg/snippets" "$js/dist/"; fi
 
 raw=$(wc -c < "$js/dist/atlas_wasm_bg.wasm")
 gz=$(gzip -9 -c "$js/dist/atlas_wasm_bg.wasm" | wc -c)

@@ -6,7 +6,8 @@
  * The wasm module is initialised on the first `Atlas.open`, by whichever
  * runtime entry (`browser.js`, `node.js`, `workerd.js`) was imported.
  */
-import { AtlasHandle, setErrorClass } from "./atlas_wasm.js";
+import { AtlasHandle, setDriver, setErrorClass } from "./atlas_wasm.js";
+import { drive } from "./drive.js";
 import { AtlasError, aborted, expect } from "./errors.js";
 import { httpSource } from "./http.js";
 import { limiter } from "./limit.js";
@@ -34,6 +35,7 @@ function start() {
   ready ??= (async () => {
     compiled = await initialise();
     setErrorClass(AtlasError);
+    setDriver(drive);
   })().catch((error) => {
     ready = undefined; // let a later open try again
     throw error;

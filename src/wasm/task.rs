@@ -200,49 +200,30 @@ fn remember_panics() {
     });
 }
 
-#[wasm_bindgen(inline_js = r#"
-export function drive(task, ErrorClass, takePanicMessage) {
-  return new Promise((resolve, reject) => {
-    let queued = false;
-    const wake = () => {
-      if (!queued) {
-        queued = true;
-        queueMicrotask(step);
-      }
-    };
-    const step = () => {
-      queued = false;
-      let done;
-      try {
-        done = task.poll(wake);
-      } catch (thrown) {
-        if (thrown instanceof WebAssembly.RuntimeError) {
-          let detail = thrown.message;
-          try { detail = takePanicMessage() ?? detail; } catch {}
-          const message = `internal error in atlas-wasm (please report it): ${detail}`;
-          reject(ErrorClass
-            ? new ErrorClass(message, "Internal", { cause: thrown })
-            : Object.assign(new Error(message, { cause: thrown }), { name: "AtlasError", code: "Internal" }));
-        } else {
-          reject(thrown);
-        }
-        return;
-      }
-      if (done) resolve(task.take());
-    };
-    step();
-  });
+thread_local! {
+    /// The facade's `drive` (js/src/drive.js), registered once at init.
+    static DRIVER: RefCell<Option<Function>> = const { RefCell::new(None) };
 }
-"#)]
-extern "C" {
-    #[wasm_bindgen(js_name = drive)]
-    fn drive_js(task: Task, error_class: JsValue, take_panic_message: &Function) -> Promise;
+
+/// Registers the function that polls every call's [`Task`] from JavaScript;
+/// the facade calls this once after init. A plain JS module rather than
+/// `inline_js`: a snippet is one more file every bundler and workerd's module
+/// list would have to be told about.
+#[wasm_bindgen(js_name = setDriver)]
+pub fn set_driver(drive: Function) {
+    DRIVER.with(|d| *d.borrow_mut() = Some(drive));
 }
 
 /// Runs `call` to its end under [`Task`]: a promise of its value or of its
 /// `AtlasError`, and of an `Internal` error if it panics.
 pub(crate) fn settle(call: Call) -> Promise {
     remember_panics();
+    let Some(drive) = DRIVER.with(|d| d.borrow().clone()) else {
+        // Not under the facade (the wasm-bindgen tests): wasm-bindgen's own queue.
+        return wasm_bindgen_futures::future_to_promise(async move {
+            call.await.map_err(super::error::to_js)
+        });
+    };
     let id = NEXT_ID.with(|n| {
         let id = n.get();
         n.set(id.wrapping_add(1));
@@ -254,7 +235,11 @@ pub(crate) fn settle(call: Call) -> Promise {
         value: None,
     };
     let take_panic = PANIC_READER.with(Clone::clone);
-    drive_js(task, super::error::error_class(), &take_panic)
+    let args = js_sys::Array::of3(&task.into(), &super::error::error_class(), &take_panic);
+    match drive.apply(&JsValue::NULL, &args) {
+        Ok(promise) => promise.unchecked_into(),
+        Err(thrown) => Promise::reject(&thrown),
+    }
 }
 
 /// A call that panics after its first suspension: the package's tests use it
