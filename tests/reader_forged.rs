@@ -47,6 +47,9 @@ static ALLOCATOR: Counting = Counting;
 
 const BUDGET: u64 = 64 << 20;
 
+/// The allocator's counts are global: tests that read them take turns.
+static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// Opens and reads everything; the error, and the peak memory above the start.
 fn attempt(data: Vec<u8>, mask: Option<Vec<u8>>) -> (Result<(), Error>, usize) {
     let data: Arc<dyn ByteSource> = Arc::new(MemorySource::new(data));
@@ -197,6 +200,7 @@ type Case = (&'static str, Vec<u8>, Option<Vec<u8>>, &'static str);
 
 #[test]
 fn every_lie_ends_in_its_typed_error_within_the_budget() {
+    let _turn = MEASURING.lock().unwrap_or_else(|p| p.into_inner());
     let float_block = zstd(&[0u8; 64]);
     let cases: Vec<Case> = vec![
         (
@@ -338,4 +342,37 @@ fn every_lie_ends_in_its_typed_error_within_the_budget() {
         assert!(peak < 2 * BUDGET as usize, "{what}: peak {peak} bytes");
     }
     println!("{}", report.join("\n"));
+}
+
+/// What the memory budget must allow for a collection of N datasets: the
+/// open handle (decoded footer, name index) and one opened segment, per
+/// dataset, measured on atlas-rust's 10,000-dataset fixture.
+#[test]
+fn what_a_collection_costs_per_dataset() {
+    let dir = common::suite().join("ten_thousand_datasets");
+    let data = std::fs::read(dir.join("data.atlas")).unwrap();
+    let _turn = MEASURING.lock().unwrap_or_else(|p| p.into_inner());
+    let source: Arc<dyn ByteSource> = Arc::new(MemorySource::new(data));
+    let base = CURRENT.load(Ordering::Relaxed);
+    PEAK.store(base, Ordering::Relaxed);
+    let atlas = block_on(Atlas::open(source, None)).unwrap();
+    let n = atlas.dataset_count() as u64;
+    let opened = CURRENT.load(Ordering::Relaxed) - base;
+    let open_peak = PEAK.load(Ordering::Relaxed) - base;
+    let array = atlas.list_arrays().into_iter().next().unwrap();
+    block_on(atlas.array_stats(&array)).unwrap();
+    let with_segment = CURRENT.load(Ordering::Relaxed) - base;
+    let per_dataset = opened as u64 / n;
+    let segment_per_dataset = (with_segment - opened) as u64 / n;
+    println!(
+        "{n} datasets: open handle {opened} bytes ({per_dataset} per dataset, peak {open_peak}); \
+         one segment adds {} bytes ({segment_per_dataset} per dataset)",
+        with_segment - opened
+    );
+    // docs/read-path.md quotes these; the bounds keep the quote honest.
+    assert!(per_dataset < 400, "{per_dataset} bytes per dataset to open");
+    assert!(
+        segment_per_dataset < 1000,
+        "{segment_per_dataset} bytes per dataset per segment"
+    );
 }

@@ -48,8 +48,8 @@ pub(crate) enum Command {
     /// summarise the whole collection
     #[command(
         long_about = "Dataset counts, size, codec, and one set of statistics per distinct array, over the \
-                            whole collection. Datasets that declare an array with another dtype than the first \
-                            one stay out of its statistics."
+                            whole collection, merged over every live dataset as atlas-rust merges them, \
+                            whatever each dataset's dtype."
     )]
     Info(info::Args),
     /// remove datasets from a collection

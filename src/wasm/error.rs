@@ -51,7 +51,8 @@ pub(crate) fn js_error(message: &str, code: &str) -> JsValue {
 }
 
 /// The core error for what a JavaScript source threw. Our own sources throw
-/// `AtlasError`s whose `code` is kept; anything else is [`Error::Io`].
+/// `AtlasError`s whose `code` (and `status`) is kept; anything else is
+/// [`Error::Io`] naming the source.
 pub(crate) fn from_js(thrown: &JsValue, source: &str) -> Error {
     let text = |key: &str| {
         Reflect::get(thrown, &key.into())
@@ -61,16 +62,18 @@ pub(crate) fn from_js(thrown: &JsValue, source: &str) -> Error {
     let message = text("message")
         .or_else(|| thrown.as_string())
         .unwrap_or_else(|| "the source failed without a message".to_string());
-    match (text("code").as_deref(), text("name").as_deref()) {
-        (Some("NotFound"), _) => Error::NotFound(message),
-        (Some("ObjectChanged"), _) => Error::ObjectChanged(message),
-        (Some("Aborted"), _) | (_, Some("AbortError")) => Error::Aborted,
-        (Some("TooLarge"), _) => Error::TooLarge(message),
-        (Some("InvalidArgument"), _) => Error::InvalidArgument(message),
-        (Some("Io"), _) => Error::Io(message),
-        // A user's source failing in its own words: say which source it was.
-        _ => Error::Io(format!("{source}: {message}")),
+    if text("name").as_deref() == Some("AbortError") {
+        return Error::Aborted;
     }
+    let status = Reflect::get(thrown, &"status".into())
+        .ok()
+        .and_then(|v| v.as_f64())
+        .filter(|s| (100.0..1000.0).contains(s))
+        .map(|s| s as u16);
+    text("code")
+        .and_then(|code| Error::from_code(&code, message.clone(), status))
+        // A user's source failing in its own words: say which source it was.
+        .unwrap_or_else(|| Error::Io(format!("{source}: {message}")))
 }
 
 /// The error of a call on a closed handle.
