@@ -3,7 +3,7 @@
 # `libzstd`), its wasm-bindgen glue (--target web), wasm-opt -O3 from npm's
 # binaryen (Debian's binaryen corrupts this output), and the facade. Prints
 # the gzipped size of the .wasm, which must stay <= 150 KiB. Why libzstd,
-# Rust at opt-level "z" with libzstd at 3 (Cargo.toml) and -O3:
+# Rust and libzstd at opt-level "z" (Cargo.toml) and -O3:
 # docs/benchmarks.md, "Block decoding in wasm".
 #
 # Needs: rustup target wasm32-unknown-unknown, Debian clang (libzstd for

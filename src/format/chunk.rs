@@ -20,6 +20,7 @@ pub(crate) trait LeElement: Copy + 'static {
     /// Decodes one element from exactly `WIDTH` bytes.
     fn read(bytes: &[u8]) -> Self;
     /// Appends the element's bytes.
+    #[cfg_attr(not(feature = "writer"), allow(dead_code))]
     fn write(self, out: &mut Vec<u8>);
 }
 
@@ -48,6 +49,7 @@ pub(crate) fn decode_elements<T: LeElement>(bytes: &[u8]) -> impl Iterator<Item 
 }
 
 /// The stored bytes of fixed-width elements.
+#[cfg_attr(not(feature = "writer"), allow(dead_code))]
 pub(crate) fn encode_elements<T: LeElement>(values: &[T]) -> Vec<u8> {
     let mut out = Vec::with_capacity(std::mem::size_of_val(values));
     for &v in values {
@@ -108,6 +110,7 @@ pub(crate) fn fill_element(dtype: &DType, fill: Option<&FillValue>) -> Option<Ve
 }
 
 /// An offset table followed by the items.
+#[cfg_attr(not(feature = "writer"), allow(dead_code))]
 pub(crate) fn encode_offsets<'a>(
     items: impl ExactSizeIterator<Item = &'a [u8]> + Clone,
 ) -> Vec<u8> {
@@ -156,6 +159,7 @@ pub(crate) fn split_offsets_exact(bytes: &[u8], n: u64) -> Option<Vec<&[u8]>> {
 
 /// How many items a chunk holds, found as array-format finds it: the first
 /// `n` whose offset `n` ends exactly at the end of the bytes.
+#[cfg_attr(not(feature = "writer"), allow(dead_code))]
 pub(crate) fn lenient_count(bytes: &[u8]) -> usize {
     let mut n = 0usize;
     while (n + 1) * 4 + 4 <= bytes.len() {
@@ -173,6 +177,7 @@ pub(crate) fn lenient_count(bytes: &[u8]) -> usize {
 /// writer uses this mode for statistics and for patching a chunk it did not
 /// write, because the numbers it stores must be the ones array-format would
 /// compute from the same bytes, broken or not.
+#[cfg_attr(not(feature = "writer"), allow(dead_code))]
 pub(crate) fn split_offsets_lenient(bytes: &[u8]) -> Vec<&[u8]> {
     let n = lenient_count(bytes);
     let base = (n + 1) * 4;

@@ -90,11 +90,14 @@ pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
     let mut input = InBuffer::around(compressed);
     loop {
         if out.len() == out.capacity() {
-            if out.len() > limit {
-                break;
+            if out.len() >= limit {
+                // Full at the limit: a one-byte scratch buffer tells whether
+                // more would come, without growing `out` past the limit (a
+                // reallocation then would hold twice the limit at once).
+                return finish_at_limit(&mut dctx, &mut input, compressed.len(), limit)
+                    .map(|()| out);
             }
-            // Room up to one byte past the limit, so output past it is seen.
-            let more = out.len().max(64 * 1024).min(limit + 1 - out.len());
+            let more = grown_capacity(out.capacity(), limit) - out.len();
             out.try_reserve_exact(more)
                 .map_err(|_| Error::TooLarge(format!("a block of {} bytes", out.len() + more)))?;
         }
@@ -112,12 +115,50 @@ pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
             return Err(Error::corrupt("zstd data ends inside a frame"));
         }
     }
-    if out.len() > limit {
-        return Err(Error::corrupt(format!(
-            "zstd data expands past the {limit} bytes declared"
-        )));
-    }
     Ok(out)
+}
+
+/// The next capacity of an output buffer that may reach `limit`: doubling,
+/// but straight to `limit` once a doubling would pass half of it, so the
+/// move to the last size holds at most 1.5 × `limit` at once (doubling a
+/// buffer just short of the limit would hold nearly twice it).
+fn grown_capacity(capacity: usize, limit: usize) -> usize {
+    let doubled = capacity.saturating_mul(2).max(64 * 1024);
+    if doubled.saturating_mul(2) > limit {
+        limit.max(capacity)
+    } else {
+        doubled
+    }
+}
+
+/// The end of a stream whose output already fills `limit`: fine if nothing
+/// more comes out, an error if anything does.
+#[cfg(any(feature = "libzstd", not(target_arch = "wasm32")))]
+fn finish_at_limit(
+    dctx: &mut zstd_safe::DCtx<'_>,
+    input: &mut zstd_safe::InBuffer<'_>,
+    total: usize,
+    limit: usize,
+) -> Result<()> {
+    let mut scratch = [0u8; 1];
+    loop {
+        let mut probe = zstd_safe::OutBuffer::around(&mut scratch[..]);
+        let before = input.pos();
+        let hint = dctx.decompress_stream(&mut probe, input).map_err(|code| {
+            Error::corrupt(format!("zstd data: {}", zstd_safe::get_error_name(code)))
+        })?;
+        if probe.pos() > 0 {
+            return Err(Error::corrupt(format!(
+                "zstd data expands past the {limit} bytes declared"
+            )));
+        }
+        if hint == 0 && input.pos() == total {
+            return Ok(());
+        }
+        if input.pos() == before {
+            return Err(Error::corrupt("zstd data ends inside a frame"));
+        }
+    }
 }
 
 /// ruzstd's streaming decoder (pure Rust): output grows as it arrives.
@@ -178,7 +219,7 @@ fn read_capped(reader: &mut impl Read, out: &mut Vec<u8>, limit: usize) -> Resul
             return Ok(true);
         }
         if out.capacity() - out.len() < n {
-            let grown = out.capacity().saturating_mul(2).max(256 * 1024).min(limit);
+            let grown = grown_capacity(out.capacity(), limit);
             out.reserve_exact(grown.max(out.len() + n) - out.len());
         }
         out.extend_from_slice(&chunk[..n]);
