@@ -30,16 +30,18 @@ pub(crate) fn error_class() -> JsValue {
 
 /// The JavaScript form of `error`.
 pub(crate) fn to_js(error: Error) -> JsValue {
-    js_error(&error.to_string(), error.code())
+    js_error(&error.to_string(), error.code(), error.http_status())
 }
 
-/// `new AtlasError(message, code)`, or a plain `Error` carrying `code`
-/// before the facade has registered its class.
-pub(crate) fn js_error(message: &str, code: &str) -> JsValue {
+/// `new AtlasError(message, code, {status})`, or a plain `Error` carrying
+/// `code` (and `status`) before the facade has registered its class.
+fn js_error(message: &str, code: &str, status: Option<u16>) -> JsValue {
+    let options = js_sys::Object::new();
+    if let Some(status) = status {
+        let _ = Reflect::set(&options, &"status".into(), &status.into());
+    }
     if let Some(class) = ERROR_CLASS.with(|c| c.borrow().clone()) {
-        let args = Array::new();
-        args.push(&JsValue::from_str(message));
-        args.push(&JsValue::from_str(code));
+        let args = Array::of3(&message.into(), &code.into(), &options);
         if let Ok(error) = Reflect::construct(&class, &args) {
             return error;
         }
@@ -47,6 +49,9 @@ pub(crate) fn js_error(message: &str, code: &str) -> JsValue {
     let error = js_sys::Error::new(message);
     error.set_name("AtlasError");
     let _ = Reflect::set(&error, &"code".into(), &code.into());
+    if let Some(status) = status {
+        let _ = Reflect::set(&error, &"status".into(), &status.into());
+    }
     error.into()
 }
 
