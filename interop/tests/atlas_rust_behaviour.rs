@@ -102,7 +102,10 @@ fn nan_reaches_float_bounds_unless_the_fill_is_nan() {
     };
     let (min, max) = bounds("no_fill");
     for bound in [min, max] {
-        assert!(bound.as_str().is_some_and(|b| b.starts_with("NaN:")), "{bound}");
+        assert!(
+            bound.as_str().is_some_and(|b| b.starts_with("NaN:")),
+            "{bound}"
+        );
     }
     assert_eq!(bounds("nan_fill"), (json!("-inf"), json!("inf")));
     // -0.0 as a fill also makes +0.0 a null.

@@ -16,10 +16,10 @@ use crate::format::dtype::DType;
 use crate::format::footer::{
     CollectionFooter, InternedSchema, VariableEntry, DATASET_ATTRS_VARIABLE,
 };
-use crate::format::value::{Attr, FillValue};
-use crate::write::element::{Cells, WriteElement};
 use crate::format::mask::encode_bound_mask;
+use crate::format::value::{Attr, FillValue};
 use crate::read::Atlas;
+use crate::write::element::{Cells, WriteElement};
 use crate::write::mask::{binding_of, crash_point, sync_dir, write_atomically};
 use crate::write::pool::Pool;
 use crate::write::variable::Variable;
@@ -313,17 +313,27 @@ impl AtlasWriter {
 /// the mask fails, readers fail on it until it goes, after the rename.
 fn bind_old_mask(dir: &Path) -> Result<()> {
     let mask = dir.join(MASK_FILE);
-    if let Ok(old) = futures_executor::block_on(Atlas::open_path(dir)) {
+    if let Ok(old) = at_once(Atlas::open_path(dir))? {
         let bound = encode_bound_mask(&old.shared.deleted, &binding_of(&old));
         return write_atomically(&mask, &bound);
     }
-    let container_opens = crate::source::FileSource::open(dir.join(DATA_FILE))
-        .map(|data| futures_executor::block_on(Atlas::open(Arc::new(data), None)).is_ok())
-        .unwrap_or(false);
+    let container_opens = match crate::source::FileSource::open(dir.join(DATA_FILE)) {
+        Ok(data) => at_once(Atlas::open(Arc::new(data), None))?.is_ok(),
+        Err(_) => false,
+    };
     if container_opens {
         return Ok(());
     }
     std::fs::remove_file(&mask).map_err(|e| io_at(e, &mask))
+}
+
+/// The answer of a future over local files, which is ready at its first
+/// poll. No executor: `finish` also runs inside one (an async `rewrite`).
+fn at_once<T>(future: impl std::future::Future<Output = T>) -> Result<T> {
+    use futures_util::FutureExt;
+    future
+        .now_or_never()
+        .ok_or_else(|| Error::Internal("a local file read did not complete at once".into()))
 }
 
 /// Builds one dataset. Arrays go straight into the shared variables; the
