@@ -115,21 +115,28 @@ fn get_exports_a_window_as_npy_json_and_raw() {
     ]));
     assert!(std::fs::metadata(&out).unwrap().len() > 48);
 
-    if let Ok(probe) = Command::new("python3")
+    let numpy = Command::new("python3")
         .args(["-c", "import numpy"])
         .output()
-    {
-        if probe.status.success() {
-            let script = format!(
-                "import numpy as np; a = np.load(r'{}'); assert a.shape == (3, 4) and a.dtype == np.float32, a; print(a[2, 3])",
-                out.display()
-            );
-            let check = Command::new("python3")
-                .args(["-c", &script])
-                .output()
-                .unwrap();
-            assert_eq!(stdout(&check).trim(), "5.5");
-        }
+        .is_ok_and(|probe| probe.status.success());
+    if numpy {
+        let script = format!(
+            "import numpy as np; a = np.load(r'{}'); assert a.shape == (3, 4) and a.dtype == np.float32, a; print(a[2, 3])",
+            out.display()
+        );
+        let check = Command::new("python3")
+            .args(["-c", &script])
+            .output()
+            .unwrap();
+        assert_eq!(stdout(&check).trim(), "5.5");
+    } else {
+        // CI installs atlas-python (and numpy with it) and sets
+        // ATLAS_REQUIRE_PYTHON: there a skipped check is a failure.
+        assert!(
+            std::env::var_os("ATLAS_REQUIRE_PYTHON").is_none(),
+            "python3 with numpy is required to check the .npy file"
+        );
+        eprintln!("python3 with numpy is not installed; the .npy check is skipped");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -7,7 +7,7 @@
 //! | Value | JSON |
 //! |---|---|
 //! | integer, timestamp | number (i64/u64 kept exact) |
-//! | float | string, Rust `{:?}` of the value's own width: `"NaN"`, `"inf"`, `"-0.0"` |
+//! | float | string, Rust `{:?}` of the value's own width (`"inf"`, `"-0.0"`); a NaN as `"NaN:"` and its bits in hex (`"NaN:7fc00000"`, `"NaN:fff8000000000000"`), so equal strings are equal bits |
 //! | bool | bool |
 //! | string | string |
 //! | binary | lower-case hex string |
@@ -18,14 +18,23 @@
 use atlas::{ArrayStats, Attr, DType, FillValue, StatValue};
 use serde_json::{json, Value};
 
-/// A float as the string Rust's `Debug` gives for an `f32`.
+/// An `f32` as Rust's `Debug` gives it (shortest round trip: one string per
+/// bit pattern), a NaN with its sign and payload bits.
 pub fn f32_value(x: f32) -> Value {
-    Value::String(format!("{x:?}"))
+    Value::String(if x.is_nan() {
+        format!("NaN:{:08x}", x.to_bits())
+    } else {
+        format!("{x:?}")
+    })
 }
 
-/// A float as the string Rust's `Debug` gives for an `f64`.
+/// An `f64` as Rust's `Debug` gives it, a NaN with its sign and payload bits.
 pub fn f64_value(x: f64) -> Value {
-    Value::String(format!("{x:?}"))
+    Value::String(if x.is_nan() {
+        format!("NaN:{:016x}", x.to_bits())
+    } else {
+        format!("{x:?}")
+    })
 }
 
 /// Bytes as lower-case hex, two digits each.
@@ -165,7 +174,10 @@ mod tests {
 
     #[test]
     fn floats_print_as_rust_debug_of_their_own_width() {
-        assert_eq!(f32_value(f32::NAN), json!("NaN"));
+        assert_eq!(f32_value(f32::NAN), json!("NaN:7fc00000"));
+        assert_eq!(f32_value(-f32::NAN), json!("NaN:ffc00000"));
+        let payload = f64::from_bits(0x7ff0_0000_0000_0001);
+        assert_eq!(f64_value(payload), json!("NaN:7ff0000000000001"));
         assert_eq!(f32_value(f32::NEG_INFINITY), json!("-inf"));
         assert_eq!(f32_value(-0.0), json!("-0.0"));
         // 0.1f32 prints short as an f32, and long once widened.

@@ -48,9 +48,23 @@ step "node --test against the installed package"
 
 if [ "${ATLAS_SKIP_WASM_PACK:-}" != 1 ]; then
   command -v wasm-pack >/dev/null || { echo "test.sh: wasm-pack is missing: cargo install wasm-pack" >&2; exit 1; }
+  # A runner that loads no test, or fewer than exist, still says "ok": hold
+  # the passed count of its "test result" lines to the tests in the sources.
+  want=$(cat "$root"/wasm-tests/tests/*.rs | grep -cE '^[[:space:]]*#\[wasm_bindgen_test(\]|\()')
+  wasm_pack_test() {
+    local log ran
+    log="$(mktemp)"
+    (cd "$root" && "$@" wasm-tests) 2>&1 | tee "$log"
+    ran=$(sed -nE 's/.*test result: ok\. ([0-9]+) passed.*/\1/p' "$log" | awk '{ n += $1 } END { print n + 0 }')
+    rm -f "$log"
+    if [ "$ran" -ne "$want" ]; then
+      echo "test.sh: '$*' passed $ran wasm-bindgen tests; wasm-tests/tests/*.rs declares $want" >&2
+      exit 1
+    fi
+  }
   step "wasm-pack test --node"
-  (cd "$root" && wasm-pack test --node wasm-tests)
+  wasm_pack_test wasm-pack test --node
   step "wasm-pack test --headless --chrome"
-  (cd "$root" && WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome wasm-tests)
+  WASM_BINDGEN_USE_BROWSER=1 wasm_pack_test wasm-pack test --headless --chrome
 fi
 step "done"

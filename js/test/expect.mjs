@@ -2,7 +2,8 @@
  * Holds what the package answers against a fixture's `expected.json`, the
  * canonical dump atlas-rust made of the same collection (see
  * interop/src/encode.rs for the encoding). Expected values are parsed and
- * compared, never our values printed: floats arrive as Rust `{:?}` strings,
+ * compared, never our values printed: floats arrive as Rust `{:?}` strings
+ * (a NaN as `NaN:` and its bits, compared bit for bit),
  * 64-bit integers as JSON numbers too long for a double.
  */
 import assert from "node:assert/strict";
@@ -28,16 +29,36 @@ export function expected(name) {
 const CODECS = { Zstd: "zstd", Lz4: "lz4", Uncompressed: "none" };
 const WIDE = new Set(["int64", "uint64", "timestamp_ns"]);
 
-/** A float from its Rust `{:?}` form. */
+/** A float from its canonical form: Rust `{:?}`, or `NaN:` and its bits in hex. */
 export function float(text) {
   if (text === "inf") return Infinity;
   if (text === "-inf") return -Infinity;
+  if (text.startsWith("NaN:")) return NaN;
   return Number(text);
 }
 
-function sameFloat(actual, text, single, where) {
+/**
+ * Bit for bit where the bits survive: `bits` (hex) are a NaN's stored bits,
+ * read from the typed array that holds it. A lone JS number (an attribute, or
+ * a value carried through JSON from a page) cannot be trusted to keep a
+ * NaN's sign and payload, so there a NaN only has to be a NaN.
+ */
+function sameFloat(actual, text, single, where, bits = undefined) {
+  if (text.startsWith("NaN:")) {
+    assert.ok(Number.isNaN(actual), `${where}: ${actual} is not ${text}`);
+    if (bits !== undefined) assert.equal(`NaN:${bits}`, text, `${where}: NaN bits`);
+    return;
+  }
   const want = single ? Math.fround(float(text)) : float(text);
-  assert.ok(Number.isNaN(want) ? Number.isNaN(actual) : Object.is(actual, want), `${where}: ${actual} is not ${text}`);
+  assert.ok(Object.is(actual, want), `${where}: ${actual} is not ${text}`);
+}
+
+/** The stored bits of element `i` of a Float32Array or Float64Array, in hex. */
+function storedBits(data, i) {
+  const single = data instanceof Float32Array;
+  const view = new DataView(data.buffer, data.byteOffset + i * data.BYTES_PER_ELEMENT);
+  const bits = single ? view.getUint32(0, true) : view.getBigUint64(0, true);
+  return bits.toString(16).padStart(single ? 8 : 16, "0");
 }
 
 function hex(bytes) {
@@ -56,7 +77,11 @@ function sameElement(actual, want, dtype, where) {
 export function sameValues(result, want, dtype, where) {
   assert.equal(result.dtype, dtype, `${where}: dtype`);
   assert.equal(result.data.length, want.length, `${where}: element count`);
-  for (let i = 0; i < want.length; i++) sameElement(result.data[i], want[i], dtype, `${where}[${i}]`);
+  const typed = result.data instanceof Float32Array || result.data instanceof Float64Array;
+  for (let i = 0; i < want.length; i++) {
+    if (typed) sameFloat(result.data[i], want[i], dtype === "float32", `${where}[${i}]`, storedBits(result.data, i));
+    else sameElement(result.data[i], want[i], dtype, `${where}[${i}]`);
+  }
 }
 
 /** `values` (flat, C order, of `shape`) cut to the window `start`/`size`. */
@@ -81,12 +106,12 @@ export function window(values, shape, start, size) {
 export function sameAttr(actual, { type, value }, where) {
   const list = type.endsWith("List");
   const scalar = list ? type.slice(0, -4) : type;
-  const one = (a, w, at) => {
+  const one = (a, w, at, bits) => {
     switch (scalar) {
       case "Float32":
-        return sameFloat(a, w, true, at);
+        return sameFloat(a, w, true, at, bits);
       case "Float64":
-        return sameFloat(a, w, false, at);
+        return sameFloat(a, w, false, at, bits);
       case "Int64":
       case "UInt64":
         assert.equal(typeof a, "bigint", `${at}: a 64-bit integer is a BigInt`);
@@ -100,7 +125,8 @@ export function sameAttr(actual, { type, value }, where) {
   };
   if (!list) return one(actual, value, where);
   assert.equal(actual.length, value.length, `${where}: list length`);
-  for (let i = 0; i < value.length; i++) one(actual[i], value[i], `${where}[${i}]`);
+  const typed = actual instanceof Float32Array || actual instanceof Float64Array;
+  for (let i = 0; i < value.length; i++) one(actual[i], value[i], `${where}[${i}]`, typed ? storedBits(actual, i) : undefined);
 }
 
 function sameAttrs(actual, pairs, where) {

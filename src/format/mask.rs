@@ -8,6 +8,17 @@
 //! of the collection is dropped (a mask copied from another collection cannot
 //! block an open), and a truncated body keeps the entries that survived. A
 //! wrong magic is an error: a foreign file at that path is a mistake.
+//!
+//! Masks this crate writes carry a binding after the ordinals, which
+//! atlas-rust (it reads `count` ordinals and no further) ignores:
+//!
+//! ```text
+//! "ATLB"  u64 LE container bytes  i64 LE created_unix_ms  u32 LE dataset count
+//! ```
+//!
+//! A bound mask hides nothing next to any other container: a writer killed
+//! between replacing `data.atlas` and removing the old mask leaves the new
+//! collection whole (docs/write-path.md, "Crash safety").
 
 use std::collections::BTreeSet;
 
@@ -20,6 +31,49 @@ pub const MASK_MAGIC: [u8; 4] = *b"ATLM";
 /// The mask version this crate reads and writes.
 pub const MASK_VERSION: u32 = 1;
 const HEADER: usize = 12;
+/// Magic of the binding that follows the ordinals.
+pub const BINDING_MAGIC: [u8; 4] = *b"ATLB";
+const BINDING_SIZE: usize = 24;
+
+/// The container a mask was written for, as a reader sees it at open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MaskBinding {
+    /// Size of `data.atlas` in bytes.
+    pub container_bytes: u64,
+    /// The footer's creation time.
+    pub created_unix_ms: i64,
+    /// Datasets in the footer.
+    pub dataset_count: u32,
+}
+
+impl MaskBinding {
+    fn encode(&self) -> [u8; BINDING_SIZE] {
+        let mut out = [0u8; BINDING_SIZE];
+        out[..4].copy_from_slice(&BINDING_MAGIC);
+        out[4..12].copy_from_slice(&self.container_bytes.to_le_bytes());
+        out[12..20].copy_from_slice(&self.created_unix_ms.to_le_bytes());
+        out[20..].copy_from_slice(&self.dataset_count.to_le_bytes());
+        out
+    }
+
+    /// The binding a mask carries, if it carries one whole: exactly
+    /// [`BINDING_SIZE`] bytes right after its `count` ordinals.
+    fn of_mask(bytes: &[u8]) -> Option<MaskBinding> {
+        let count = u32::from_le_bytes(bytes.get(8..HEADER)?.try_into().ok()?) as u64;
+        let start = usize::try_from(HEADER as u64 + 4 * count).ok()?;
+        let trailer = bytes.get(start..)?;
+        if trailer.len() != BINDING_SIZE || trailer[..4] != BINDING_MAGIC {
+            return None;
+        }
+        let field =
+            |r: std::ops::Range<usize>| -> [u8; 8] { trailer[r].try_into().expect("8 bytes") };
+        Some(MaskBinding {
+            container_bytes: u64::from_le_bytes(field(4..12)),
+            created_unix_ms: i64::from_le_bytes(field(12..20)),
+            dataset_count: u32::from_le_bytes(trailer[20..].try_into().expect("4 bytes")),
+        })
+    }
+}
 
 /// Decodes a mask for a collection of `dataset_count` datasets.
 pub fn decode_mask(bytes: &[u8], dataset_count: usize) -> Result<BTreeSet<u32>> {
@@ -122,6 +176,22 @@ impl MaskBytes {
         // `MaskOpen` checked the header; the body cannot fail.
         decode_mask(&self.0, dataset_count).unwrap_or_default()
     }
+
+    /// The ordinals this mask hides in the container `binding` describes:
+    /// none when the mask is bound to another container (it is stale).
+    pub fn hidden_in(&self, container: &MaskBinding) -> BTreeSet<u32> {
+        match MaskBinding::of_mask(&self.0) {
+            Some(bound) if bound != *container => BTreeSet::new(),
+            _ => self.hidden_of(container.dataset_count as usize),
+        }
+    }
+}
+
+/// Encodes a mask bound to `container`.
+pub fn encode_bound_mask(ordinals: &BTreeSet<u32>, container: &MaskBinding) -> Vec<u8> {
+    let mut out = encode_mask(ordinals);
+    out.extend_from_slice(&container.encode());
+    out
 }
 
 /// Encodes a mask; a set is ordered, so the file always lists ordinals ascending.
@@ -176,6 +246,42 @@ mod tests {
             .0
             .hidden_of(3)
             .is_empty());
+    }
+
+    #[test]
+    fn a_bound_mask_hides_only_in_its_own_container() {
+        let set: BTreeSet<u32> = [1, 2].into_iter().collect();
+        let own = MaskBinding {
+            container_bytes: 4096,
+            created_unix_ms: 1_700_000_000_000,
+            dataset_count: 4,
+        };
+        let bytes = encode_bound_mask(&set, &own);
+        // atlas-rust's reading: `count` ordinals, the rest ignored.
+        assert_eq!(decode_mask(&bytes, 4).unwrap(), set);
+        let mask = MaskBytes(bytes.clone());
+        assert_eq!(mask.hidden_in(&own), set);
+        for other in [
+            MaskBinding {
+                container_bytes: 4097,
+                ..own
+            },
+            MaskBinding {
+                created_unix_ms: 1,
+                ..own
+            },
+            MaskBinding {
+                dataset_count: 5,
+                ..own
+            },
+        ] {
+            assert!(mask.hidden_in(&other).is_empty(), "{other:?}");
+        }
+        // An unbound mask (atlas-rust's) hides in any container.
+        assert_eq!(MaskBytes(encode_mask(&set)).hidden_in(&own), set);
+        // A cut binding is no binding: the ordinals still count.
+        let cut = MaskBytes(bytes[..bytes.len() - 1].to_vec());
+        assert_eq!(cut.hidden_in(&own), set);
     }
 
     #[test]

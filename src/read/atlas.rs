@@ -9,7 +9,7 @@ use indexmap::IndexMap;
 use crate::error::{Error, Result};
 use crate::format::container::TAIL_PROBE_SIZE;
 use crate::format::footer::{Codec, CollectionFooter, DATASET_ATTRS_VARIABLE};
-use crate::format::mask::MaskOpen;
+use crate::format::mask::{MaskBinding, MaskOpen};
 use crate::format::open::{ContainerOpen, OpenedContainer};
 use crate::format::value::{ArrayStats, Attr};
 use crate::read::array::NdArray;
@@ -153,7 +153,11 @@ impl Atlas {
             object_size,
         } = container?;
         let deleted = match mask {
-            Ok(Some(mask)) => mask.hidden_of(footer.datasets.len()),
+            Ok(Some(mask)) => mask.hidden_in(&MaskBinding {
+                container_bytes: object_size,
+                created_unix_ms: footer.created_unix_ms,
+                dataset_count: footer.datasets.len() as u32,
+            }),
             Ok(None) | Err(Error::NotFound(_)) => BTreeSet::new(),
             Err(e) => return Err(e),
         };

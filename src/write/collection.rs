@@ -16,8 +16,11 @@ use crate::format::dtype::DType;
 use crate::format::footer::{
     CollectionFooter, InternedSchema, VariableEntry, DATASET_ATTRS_VARIABLE,
 };
+use crate::format::mask::encode_bound_mask;
 use crate::format::value::{Attr, FillValue};
+use crate::read::Atlas;
 use crate::write::element::{Cells, WriteElement};
+use crate::write::mask::{binding_of, crash_point, sync_dir, write_atomically};
 use crate::write::pool::Pool;
 use crate::write::variable::Variable;
 use crate::write::{validate_name, WriterConfig, DATA_FILE, MASK_FILE};
@@ -227,8 +230,12 @@ impl AtlasWriter {
 
     /// Writes the segments, the footer and the trailer, then renames the
     /// container to `data.atlas`. A `deleted.mask` left by an earlier
-    /// collection in the directory is removed first: its ordinals named
-    /// datasets of that collection, not of this one.
+    /// collection in the directory names datasets of that collection, not of
+    /// this one: it is first bound to the old container (which then still
+    /// reads as before), so that next to the new one it hides nothing, and
+    /// removed once the new container is in place. Killed at any step, the
+    /// directory reads as the old collection or the new one
+    /// (docs/write-path.md, "Crash safety").
     pub fn finish(self) -> Result<()> {
         let mut state = lock(&self.state);
         state.check_open()?;
@@ -282,14 +289,51 @@ impl AtlasWriter {
         let file = out.into_inner().map_err(|e| Error::Io(e.to_string()))?;
         file.sync_all()?;
         drop(file);
+        crash_point("container-synced");
         let mask = state.dir.join(MASK_FILE);
-        if mask.exists() {
-            std::fs::remove_file(&mask).map_err(|e| io_at(e, &mask))?;
+        let had_mask = mask.exists();
+        if had_mask {
+            bind_old_mask(&state.dir)?;
         }
         let target = state.dir.join(DATA_FILE);
         std::fs::rename(&staging, &target).map_err(|e| io_at(e, &target))?;
-        Ok(())
+        crash_point("container-renamed");
+        if had_mask {
+            std::fs::remove_file(&mask).map_err(|e| io_at(e, &mask))?;
+            crash_point("mask-removed");
+        }
+        sync_dir(&target)
     }
+}
+
+/// Readies the old mask in `dir` for the container rename. When the old
+/// collection opens, its mask is rewritten bound to the old container,
+/// hiding what it hides now. When the container alone does not open, no
+/// reader sees a collection with or without the mask: it goes now. When only
+/// the mask fails, readers fail on it until it goes, after the rename.
+fn bind_old_mask(dir: &Path) -> Result<()> {
+    let mask = dir.join(MASK_FILE);
+    if let Ok(old) = at_once(Atlas::open_path(dir))? {
+        let bound = encode_bound_mask(&old.shared.deleted, &binding_of(&old));
+        return write_atomically(&mask, &bound);
+    }
+    let container_opens = match crate::source::FileSource::open(dir.join(DATA_FILE)) {
+        Ok(data) => at_once(Atlas::open(Arc::new(data), None))?.is_ok(),
+        Err(_) => false,
+    };
+    if container_opens {
+        return Ok(());
+    }
+    std::fs::remove_file(&mask).map_err(|e| io_at(e, &mask))
+}
+
+/// The answer of a future over local files, which is ready at its first
+/// poll. No executor: `finish` also runs inside one (an async `rewrite`).
+fn at_once<T>(future: impl std::future::Future<Output = T>) -> Result<T> {
+    use futures_util::FutureExt;
+    future
+        .now_or_never()
+        .ok_or_else(|| Error::Internal("a local file read did not complete at once".into()))
 }
 
 /// Builds one dataset. Arrays go straight into the shared variables; the

@@ -1,11 +1,12 @@
-//! Hiding datasets: one atomic rewrite of `deleted.mask`.
+//! Hiding datasets: one atomic rewrite of `deleted.mask`, bound to the
+//! container it was computed against.
 
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::format::mask::encode_mask;
+use crate::format::mask::{encode_bound_mask, MaskBinding};
 use crate::read::Atlas;
 use crate::write::collection::io_at;
 use crate::write::MASK_FILE;
@@ -24,6 +25,8 @@ pub struct Deletion {
 /// Hides `names` in the collection in `dir` by writing `deleted.mask` once:
 /// the mask as it is now, plus the new ordinals, written to a temporary file
 /// and renamed over the old one, so a reader sees the old mask or the new one.
+/// The mask is bound to the container it was computed against: should that
+/// container be replaced meanwhile, the mask hides nothing in the new one.
 ///
 /// A name that is absent or already hidden fails the whole call, unless
 /// `missing_ok`, which reports it instead. The container never changes, so
@@ -58,7 +61,8 @@ pub fn delete_datasets<S: AsRef<str>>(
         return Err(Error::DatasetNotFound(missing.join(", ")));
     }
     if !removed.is_empty() {
-        write_atomically(&dir.join(MASK_FILE), &encode_mask(&ordinals))?;
+        let mask = encode_bound_mask(&ordinals, &binding_of(&atlas));
+        write_atomically(&dir.join(MASK_FILE), &mask)?;
     }
     Ok(Deletion {
         removed,
@@ -67,7 +71,17 @@ pub fn delete_datasets<S: AsRef<str>>(
     })
 }
 
-/// Writes `bytes` to a temporary sibling of `path`, syncs it, and renames it into place.
+/// The container an open collection read, as a mask binds to it.
+pub(crate) fn binding_of(atlas: &Atlas) -> MaskBinding {
+    MaskBinding {
+        container_bytes: atlas.container_bytes(),
+        created_unix_ms: atlas.created_unix_ms(),
+        dataset_count: atlas.footer().datasets.len() as u32,
+    }
+}
+
+/// Writes `bytes` to a temporary sibling of `path`, syncs it, renames it
+/// into place and syncs the directory, so the rename survives a power cut.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let staging = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
@@ -75,11 +89,46 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
         let mut file = std::fs::File::create(&staging)?;
         file.write_all(bytes)?;
         file.sync_all()?;
+        crash_point("mask-staged");
         std::fs::rename(&staging, path)
     })();
     if let Err(e) = result {
         let _ = std::fs::remove_file(&staging);
         return Err(io_at(e, path));
     }
+    crash_point("mask-renamed");
+    sync_dir(path)
+}
+
+/// Syncs the directory holding `path`, which makes renames and removals in
+/// it durable. Platforms that cannot open a directory skip this.
+pub(crate) fn sync_dir(path: &Path) -> Result<()> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    #[cfg(unix)]
+    std::fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(|e| io_at(e, dir))?;
+    #[cfg(not(unix))]
+    let _ = dir;
     Ok(())
+}
+
+/// Test-only: with debug assertions, a process whose
+/// `ATLAS_WRITER_PAUSE_AT` names `step` announces it on stderr and waits
+/// there for ever, to be killed by `tests/writer_kill.rs`. Release builds
+/// compile this to nothing.
+#[inline]
+pub(crate) fn crash_point(step: &str) {
+    #[cfg(debug_assertions)]
+    if std::env::var("ATLAS_WRITER_PAUSE_AT").is_ok_and(|at| at == step) {
+        eprintln!("ATLAS_WRITER_PAUSED_AT {step}");
+        loop {
+            std::thread::park();
+        }
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = step;
 }

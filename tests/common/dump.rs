@@ -1,5 +1,6 @@
 //! Our reader's view of a collection, in the canonical JSON of interop/.
 
+use atlas_interop::encode::{f32_value, f64_value};
 use atlas_wasm::{ArrayData, ArrayStats, Atlas, Attr, FillValue, StatValue};
 use serde_json::{json, Value};
 
@@ -7,8 +8,9 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn floats<T: std::fmt::Debug>(v: &[T]) -> Value {
-    Value::Array(v.iter().map(|x| Value::String(format!("{x:?}"))).collect())
+/// Floats in interop's encoding: one string per bit pattern, NaNs included.
+fn floats<T: Copy>(v: &[T], one: fn(T) -> Value) -> Value {
+    Value::Array(v.iter().map(|&x| one(x)).collect())
 }
 
 pub fn values(data: &ArrayData) -> Value {
@@ -22,8 +24,8 @@ pub fn values(data: &ArrayData) -> Value {
         ArrayData::UInt16(v) => json!(v),
         ArrayData::UInt32(v) => json!(v),
         ArrayData::UInt64(v) => json!(v),
-        ArrayData::Float32(v) => floats(v),
-        ArrayData::Float64(v) => floats(v),
+        ArrayData::Float32(v) => floats(v, f32_value),
+        ArrayData::Float64(v) => floats(v, f64_value),
         ArrayData::String(v) => json!(v),
         ArrayData::Binary(v) => Value::Array(v.iter().map(|b| Value::String(hex(b))).collect()),
     }
@@ -40,8 +42,8 @@ pub fn attr(a: &Attr) -> Value {
         Attr::UInt16(v) => json!(v),
         Attr::UInt32(v) => json!(v),
         Attr::UInt64(v) => json!(v),
-        Attr::Float32(v) => json!(format!("{v:?}")),
-        Attr::Float64(v) => json!(format!("{v:?}")),
+        Attr::Float32(v) => f32_value(*v),
+        Attr::Float64(v) => f64_value(*v),
         Attr::String(v) => json!(v),
         Attr::Binary(v) => json!(hex(v)),
         Attr::BoolList(v) => json!(v),
@@ -53,8 +55,8 @@ pub fn attr(a: &Attr) -> Value {
         Attr::UInt16List(v) => json!(v),
         Attr::UInt32List(v) => json!(v),
         Attr::UInt64List(v) => json!(v),
-        Attr::Float32List(v) => floats(v),
-        Attr::Float64List(v) => floats(v),
+        Attr::Float32List(v) => floats(v, f32_value),
+        Attr::Float64List(v) => floats(v, f64_value),
         Attr::StringList(v) => json!(v),
         Attr::BinaryList(v) => Value::Array(v.iter().map(|b| json!(hex(b))).collect()),
     };
@@ -66,7 +68,7 @@ fn fill(f: &FillValue) -> Value {
         FillValue::Bool(v) => json!({"type": "Bool", "value": v}),
         FillValue::Int(v) => json!({"type": "Int", "value": v}),
         FillValue::UInt(v) => json!({"type": "UInt", "value": v}),
-        FillValue::Float(v) => json!({"type": "Float", "value": format!("{v:?}")}),
+        FillValue::Float(v) => json!({"type": "Float", "value": f64_value(*v)}),
         FillValue::String(v) => json!({"type": "String", "value": v}),
         FillValue::TimestampNs(v) => json!({"type": "TimestampNs", "value": v}),
     }
@@ -76,7 +78,7 @@ fn stat_value(s: &StatValue) -> Value {
     match s {
         StatValue::Int(v) => json!({"type": "Int", "value": v}),
         StatValue::UInt(v) => json!({"type": "UInt", "value": v}),
-        StatValue::Float(v) => json!({"type": "Float", "value": format!("{v:?}")}),
+        StatValue::Float(v) => json!({"type": "Float", "value": f64_value(*v)}),
         StatValue::Bytes(v) => json!({"type": "Bytes", "value": hex(v)}),
         StatValue::TimestampNs(v) => json!({"type": "TimestampNs", "value": v}),
     }
