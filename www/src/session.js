@@ -2,12 +2,16 @@
  * Opening a collection by URL or from a dropped file, counting what it costs
  * (requests and bytes), and turning failures into messages that name the fix.
  *
- * The package reports every transport failure as `AtlasError` code "Io";
- * a CORS refusal, a server without Range support and a dead host all land
- * there. So after an `Io` failure we ask the server once more ourselves, with
- * a CORS-safelisted `Range: bytes=0-15` (no preflight), and read the answer.
+ * The package names transport failures by code (RangeNotSupported,
+ * ContentEncoded, HttpStatus, Network, Timeout, Io), but a browser hides why
+ * a fetch was refused: a CORS refusal and a dead host are both `Network`.
+ * So after a transport failure we ask the server once more ourselves, with a
+ * CORS-safelisted `Range: bytes=0-15` (no preflight), and read the answer.
  */
 import { Atlas, AtlasError } from "atlas-wasm";
+
+/** The codes of failures between the page and the server. */
+const TRANSPORT = new Set(["Io", "RangeNotSupported", "ContentEncoded", "HttpStatus", "Network", "Timeout"]);
 
 /**
  * What reading has cost since the collection was opened: requests, bytes
@@ -198,7 +202,7 @@ async function explainUrl(error, url) {
   if (code === "NotAnAtlasCollection" || code === "CorruptCollection" || code === "UnsupportedVersion") {
     return new Problem(titles[code], `${data} is not a readable ATLAS collection: ${error.message}`, code);
   }
-  if (code !== "Io") return Problem.from(error);
+  if (!TRANSPORT.has(code)) return Problem.from(error);
 
   const crossOrigin = url.origin !== location.origin;
   let probe;

@@ -316,8 +316,8 @@ describe("the dashboard", () => {
     const cases = [
       [`?url=collections/nothing-here`, "NotFound", /^No collection at this URL/],
       [`?url=${other.url}/junk`, "NotAnAtlasCollection", /^Not an ATLAS collection/],
-      [`?url=~ignore-range/collections/ocean`, "Io", /^The server ignores Range requests/],
-      [`?url=http://127.0.0.1:${noCors.address().port}/ocean`, "Io", /^Blocked by CORS/],
+      [`?url=~ignore-range/collections/ocean`, "RangeNotSupported", /^The server ignores Range requests/],
+      [`?url=http://127.0.0.1:${noCors.address().port}/ocean`, "Network", /^Blocked by CORS/],
     ];
     const page = await newPage(t);
     for (const [path, code, title] of cases) {
