@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 targets=${TARGETS:-"collection_footer segment_footer mask block_decode open_and_read"}
 mkdir -p fuzz/logs
+failed=""
 for target in $targets; do
     case $target in
         collection_footer | open_and_read) max_len=131072 ;;
@@ -31,6 +32,10 @@ for target in $targets; do
         -max_total_time="$seconds" -rss_limit_mb=512 \
         -max_len="$max_len" -timeout=10 -print_final_stats=1 \
         -artifact_prefix="fuzz/artifacts/$target/" \
-        2>"fuzz/logs/$target.log" || { tail -30 "fuzz/logs/$target.log" >&2; exit 1; }
+        2>"fuzz/logs/$target.log" || { tail -30 "fuzz/logs/$target.log" >&2; failed="$failed $target"; }
     grep -E '^#[0-9]+ +DONE|stat::' "fuzz/logs/$target.log" >&2 || true
 done
+if [ -n "$failed" ]; then
+    echo "crashed:$failed (inputs in fuzz/artifacts/)" >&2
+    exit 1
+fi
