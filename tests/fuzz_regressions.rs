@@ -52,14 +52,10 @@ fn the_committed_corpus_replays_without_a_panic() {
             "fuzz/corpus/{target} holds {} inputs",
             inputs.len()
         );
-        let mut answered = 0;
         for input in &inputs {
-            if replay(target, run, input).is_ok() {
-                answered += 1;
+            if let Err(err) = replay(target, run, input) {
+                assert_ne!(err.code(), "Internal", "{}: {err}", input.display());
             }
         }
-        // The corpus grew from real collections: some inputs must still be
-        // read successfully, or the target no longer reaches its decoder.
-        assert!(answered > 0, "{target}: no corpus input decoded");
     }
 }
