@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures_util::future::{FutureExt, Shared};
-use futures_util::stream::{self, StreamExt, TryStreamExt};
+use futures_util::stream::{self, StreamExt};
 
 use crate::error::{Error, Result};
 use crate::format::budget::check;
@@ -196,12 +196,20 @@ impl Segment {
             }
         }
         let concurrency = inner.options.max_concurrency.max(1);
-        let loaded: Vec<(u32, Block)> = stream::iter(waits)
+        // Every load runs to its end, even after one fails: a load removes
+        // itself from `inner.loading` only when it finishes, and it holds
+        // `inner`, so one dropped unfinished (as `try_collect` did on the
+        // first error) kept the whole collection alive in a cycle (found by
+        // fuzz target `open_and_read`: the heap grew by each input read).
+        let loaded: Vec<Result<(u32, Block)>> = stream::iter(waits)
             .map(|(id, wait)| async move { wait.await.map(|bytes| (id, bytes)) })
             .buffer_unordered(concurrency)
-            .try_collect()
-            .await?;
-        ready.extend(loaded);
+            .collect()
+            .await;
+        for result in loaded {
+            let (id, bytes) = result?;
+            ready.insert(id, bytes);
+        }
         Ok(ready)
     }
 

@@ -1,0 +1,13 @@
+#![no_main]
+//! Fuzz target `open_and_read`: see `atlas_wasm_fuzz::targets::open_and_read`.
+
+use atlas_wasm_fuzz::capped_alloc::CappedAlloc;
+use libfuzzer_sys::fuzz_target;
+
+#[global_allocator]
+static ALLOC: CappedAlloc = CappedAlloc;
+
+fuzz_target!(|data: &[u8]| {
+    // A typed error is a correct answer; only panics and aborts are findings.
+    let _ = atlas_wasm_fuzz::targets::open_and_read(data);
+});

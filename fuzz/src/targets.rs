@@ -1,0 +1,184 @@
+//! One function per fuzz target: each takes the raw fuzzer input, runs it
+//! through a decoder that reads untrusted bytes, and returns the first typed
+//! error (or `Ok`). A panic, an abort or a refused allocation is the finding.
+//!
+//! Compiled twice: into the fuzz crate, and (by `#[path]`) into
+//! `tests/fuzz_regressions.rs`, which replays saved inputs in plain `cargo test`.
+
+use std::sync::Arc;
+
+use atlas_wasm::format::codec::decompress_block;
+use atlas_wasm::format::footer::CollectionFooter;
+use atlas_wasm::format::mask::{decode_mask, MaskOpen};
+use atlas_wasm::format::open::{ContainerOpen, Fetched, Need, OpenDecoder, Step};
+use atlas_wasm::format::segment::{
+    decode_segment_footer, decode_segment_trailer, CodecId, SegmentOpen,
+};
+use atlas_wasm::{Atlas, ByteSource, MemorySource, ReadOptions, Result};
+
+/// Every target reads with this memory budget; the allocator cap is far above it.
+pub const BUDGET: u64 = 16 << 20;
+
+/// A decoder promises to finish in a few requests whatever the bytes say.
+const MAX_REQUESTS: usize = 8;
+
+/// Drives an open decoder over `object` held in memory, as `read::open` does
+/// over a byte source.
+pub fn drive<D: OpenDecoder>(mut decoder: D, object: &[u8]) -> Result<D::Output> {
+    for _ in 0..MAX_REQUESTS {
+        let fetched = match decoder.next()? {
+            Step::Done(value) => return Ok(value),
+            Step::Need(Need::Tail(n)) => {
+                let from = object
+                    .len()
+                    .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX));
+                Fetched::tail(object[from..].to_vec(), object.len() as u64)
+            }
+            Step::Need(Need::Range(r)) => {
+                let bytes = usize::try_from(r.start)
+                    .ok()
+                    .zip(usize::try_from(r.end).ok())
+                    .and_then(|(s, e)| object.get(s..e))
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "a decoder asked for {r:?} of a {}-byte object",
+                            object.len()
+                        )
+                    });
+                Fetched::range(r.start, bytes.to_vec())
+            }
+        };
+        decoder.push(fetched)?;
+    }
+    panic!("a decoder made more than {MAX_REQUESTS} requests");
+}
+
+/// The collection footer three ways: the input as footer msgpack (compressed
+/// here, so mutations reach the msgpack decoder), as compressed footer bytes,
+/// and as a whole `data.atlas` opened by [`ContainerOpen`].
+pub fn collection_footer(data: &[u8]) -> Result<()> {
+    let size = data.len() as u64;
+    let packed = zstd::bulk::compress(data, 1).expect("zstd compresses any bytes");
+    let as_msgpack = CollectionFooter::decode(&packed, size, BUDGET).map(drop);
+    let as_zstd = CollectionFooter::decode(data, size, BUDGET).map(drop);
+    let small_probe = drive(ContainerOpen::new(64, BUDGET), data).map(drop);
+    let large_probe = drive(ContainerOpen::new(64 << 10, BUDGET), data).map(drop);
+    as_msgpack.and(as_zstd).and(small_probe).and(large_probe)
+}
+
+/// A segment (data region, rkyv footer, trailer): its trailer and footer
+/// decoded and validated by hand, the input as bare footer bytes, and the
+/// segment opened by [`SegmentOpen`] with a small and a large probe.
+pub fn segment_footer(data: &[u8]) -> Result<()> {
+    let len = data.len() as u64;
+    let by_trailer = decode_segment_trailer(data, len).and_then(|footer| {
+        let bytes = &data[footer.start as usize..footer.end as usize];
+        decode_segment_footer(bytes)?.validate(footer.start)
+    });
+    let bare = decode_segment_footer(data).and_then(|footer| footer.validate(len));
+    let small_probe = drive(SegmentOpen::new(0, len, 16, BUDGET), data).map(drop);
+    let large_probe = drive(SegmentOpen::new(0, len, 64 << 10, BUDGET), data).map(drop);
+    by_trailer.and(bare).and(small_probe).and(large_probe)
+}
+
+/// `deleted.mask`: decoded for a small and an unbounded collection, and read
+/// from its end by [`MaskOpen`] with a probe smaller than most masks.
+pub fn mask(data: &[u8]) -> Result<()> {
+    let small = decode_mask(data, 100).map(drop);
+    let all = decode_mask(data, usize::MAX).map(drop);
+    let opened = drive(MaskOpen::new(16, 1 << 20), data).map(|m| drop(m.hidden_of(100)));
+    small.and(all).and(opened)
+}
+
+/// One block: byte 0 picks the codec, bytes 1..5 the declared size (u32 LE,
+/// held to [`BUDGET`]), the rest is the compressed block.
+pub fn block_decode(data: &[u8]) -> Result<()> {
+    let (Some(&pick), Some(declared)) = (data.first(), data.get(1..5)) else {
+        return Ok(());
+    };
+    let codec = match pick % 4 {
+        0 => CodecId::None,
+        1 => CodecId::Named("zstd".into()),
+        2 => CodecId::Named("lz4".into()),
+        _ => CodecId::Named("brotli".into()),
+    };
+    let declared =
+        u64::from(u32::from_le_bytes(declared.try_into().expect("4 bytes"))) % (BUDGET + 1);
+    let out = decompress_block(&codec, &data[5..], declared)?;
+    assert_eq!(
+        out.len() as u64,
+        declared,
+        "a block came back the wrong size"
+    );
+    Ok(())
+}
+
+/// Splits an `open_and_read` input: when bit 0 of byte 0 is set, bytes 1..3
+/// (u16 LE) give the length of a `deleted.mask` that follows; the rest is
+/// `data.atlas`.
+pub fn split_collection(data: &[u8]) -> (&[u8], Option<&[u8]>) {
+    match data {
+        [flags, a, b, rest @ ..] if flags & 1 == 1 => {
+            let n = usize::from(u16::from_le_bytes([*a, *b])).min(rest.len());
+            (&rest[n..], Some(&rest[..n]))
+        }
+        [_, rest @ ..] => (rest, None),
+        [] => (&[], None),
+    }
+}
+
+/// Opens the collection (see [`split_collection`]) over memory and reads
+/// everything a user can: every dataset's attributes, every array's layout,
+/// attributes and whole contents, every array's statistics.
+pub fn open_and_read(data: &[u8]) -> Result<()> {
+    let (container, mask) = split_collection(data);
+    let mask = mask.map(|m| Arc::new(MemorySource::new(m.to_vec())) as Arc<dyn ByteSource>);
+    let options = ReadOptions {
+        memory_budget: BUDGET,
+        ..ReadOptions::default()
+    };
+    futures_executor::block_on(async {
+        let source = Arc::new(MemorySource::new(container.to_vec()));
+        let atlas = Atlas::open_with(source, mask, options).await?;
+        let mut first_error = Ok(());
+        for name in atlas.list_datasets() {
+            let dataset = atlas.dataset(&name)?;
+            keep_first(&mut first_error, dataset.attributes().await.map(drop));
+            for array in dataset.list_arrays() {
+                keep_first(
+                    &mut first_error,
+                    dataset.array_layout(&array).await.map(drop),
+                );
+                keep_first(
+                    &mut first_error,
+                    dataset.array_attributes(&array).await.map(drop),
+                );
+                keep_first(
+                    &mut first_error,
+                    dataset.read_array(&array, &[], &[]).await.map(drop),
+                );
+            }
+        }
+        for array in atlas.list_arrays() {
+            keep_first(&mut first_error, atlas.array_stats(&array).await.map(drop));
+        }
+        first_error
+    })
+}
+
+/// Reading goes on past an error (later reads reach other code), but the
+/// first one is the answer.
+fn keep_first(first: &mut Result<()>, next: Result<()>) {
+    if first.is_ok() {
+        *first = next;
+    }
+}
+
+/// Every target by name, for replaying saved inputs.
+pub const TARGETS: [(&str, fn(&[u8]) -> Result<()>); 5] = [
+    ("collection_footer", collection_footer),
+    ("segment_footer", segment_footer),
+    ("mask", mask),
+    ("block_decode", block_decode),
+    ("open_and_read", open_and_read),
+];
