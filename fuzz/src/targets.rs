@@ -174,8 +174,11 @@ fn keep_first(first: &mut Result<()>, next: Result<()>) {
     }
 }
 
+/// One fuzz target: the bytes in, a typed error or nothing out.
+pub type Target = fn(&[u8]) -> Result<()>;
+
 /// Every target by name, for replaying saved inputs.
-pub const TARGETS: [(&str, fn(&[u8]) -> Result<()>); 5] = [
+pub const TARGETS: [(&str, Target); 5] = [
     ("collection_footer", collection_footer),
     ("segment_footer", segment_footer),
     ("mask", mask),
