@@ -1,8 +1,27 @@
 //! Our reader's view of a collection, in the canonical JSON of interop/.
 
-use atlas_interop::encode::{f32_value, f64_value};
 use atlas_wasm::{ArrayData, ArrayStats, Atlas, Attr, FillValue, StatValue};
 use serde_json::{json, Value};
+
+// interop/src/encode.rs's float rules, written again here because the
+// wasm-bindgen tests compile this file for wasm32, where the interop crate
+// (it links atlas-rust) cannot go; the interop tests compare the two
+// encodings on every fixture, so they cannot drift apart unseen.
+fn f32_value(x: f32) -> Value {
+    Value::String(if x.is_nan() {
+        format!("NaN:{:08x}", x.to_bits())
+    } else {
+        format!("{x:?}")
+    })
+}
+
+fn f64_value(x: f64) -> Value {
+    Value::String(if x.is_nan() {
+        format!("NaN:{:016x}", x.to_bits())
+    } else {
+        format!("{x:?}")
+    })
+}
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
