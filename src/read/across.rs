@@ -216,7 +216,7 @@ impl Atlas {
     }
 
     /// `(name, declared dtype)` of each dataset the read covers, in answer order.
-    fn chosen_datasets(
+    pub(crate) fn chosen_datasets(
         &self,
         array: &str,
         listed: Option<&[String]>,
@@ -257,8 +257,8 @@ impl Atlas {
     }
 }
 
-/// Names the dataset in a window error, as `read_across` does.
-fn in_dataset(error: Error, name: &str) -> Error {
+/// Names the dataset in a window error (shared with `read_across`).
+pub(crate) fn in_dataset(error: Error, name: &str) -> Error {
     match error {
         Error::OutOfBounds(m) => Error::OutOfBounds(format!("dataset '{name}': {m}")),
         other => other,

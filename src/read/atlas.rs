@@ -12,6 +12,7 @@ use crate::format::footer::{Codec, CollectionFooter, DATASET_ATTRS_VARIABLE};
 use crate::format::mask::{MaskBinding, MaskOpen};
 use crate::format::open::{ContainerOpen, OpenedContainer};
 use crate::format::value::{ArrayStats, Attr};
+use crate::read::across::in_dataset;
 use crate::read::array::NdArray;
 use crate::read::cache::BlockCache;
 use crate::read::dataset::DatasetView;
@@ -337,32 +338,18 @@ impl Atlas {
         let Some(segment) = self.segment_named(array).await? else {
             return Ok(Vec::new());
         };
-        let footer = &self.shared.footer;
-        let array_name = footer.variables[segment.variable as usize].name;
-        let mut plans = Vec::new();
-        for (_, name, schema) in self.live() {
-            let declared = footer.schema_pool[schema as usize]
-                .arrays
-                .iter()
-                .find(|&&(n, _)| n == array_name);
-            let Some(declared) = declared.map(|&(_, d)| footer.dtype(d)) else {
-                continue;
-            };
-            let meta = segment.array(name).ok_or_else(|| {
+        // The same choice of datasets and the same checks as a stacked read.
+        let chosen = self.chosen_datasets(array, None)?;
+        let mut plans = Vec::with_capacity(chosen.len());
+        for (name, declared) in chosen {
+            let meta = segment.array(&name).ok_or_else(|| {
                 Error::corrupt(format!(
                     "'{name}' declares '{array}' but its segment has no entry for it"
                 ))
             })?;
-            check_declared_dtype(meta, declared, array)?;
-            let plan =
-                Plan::new(meta, start, shape, self.shared.options.memory_budget).map_err(|e| {
-                    match e {
-                        Error::OutOfBounds(m) => {
-                            Error::OutOfBounds(format!("dataset '{name}': {m}"))
-                        }
-                        other => other,
-                    }
-                })?;
+            check_declared_dtype(meta, &declared, array)?;
+            let plan = Plan::new(meta, start, shape, self.shared.options.memory_budget)
+                .map_err(|e| in_dataset(e, &name))?;
             plans.push((name, meta, plan));
         }
         let ids: BTreeSet<u32> = plans.iter().flat_map(|(_, _, p)| p.block_ids()).collect();
@@ -371,7 +358,7 @@ impl Atlas {
             .await?;
         plans
             .into_iter()
-            .map(|(name, meta, plan)| Ok((name.to_string(), plan.assemble(meta, &blocks)?)))
+            .map(|(name, meta, plan)| Ok((name, plan.assemble(meta, &blocks)?)))
             .collect()
     }
 
