@@ -13,7 +13,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-work="${ATLAS_BENCH_DIR:-$root/target/js-bench}"
+work="$(realpath -m "${ATLAS_BENCH_DIR:-$root/target/js-bench}")"
 target="${CARGO_TARGET_DIR:-$root/target}"
 
 [ -f "$work/workload/expected.json" ] || python3 "$here/make_workload.py" "$work/workload"

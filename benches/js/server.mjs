@@ -19,7 +19,7 @@ export async function startServer({ root, latencyMs = 0, maxInFlight = 6 }) {
     }
     return files.get(path);
   };
-  const stats = { requests: 0, bytes: 0, maxActive: 0 };
+  const stats = { requests: 0, bytes: 0, maxActive: 0, log: [] };
   let active = 0;
   const waiting = [];
   const acquire = () =>
@@ -42,6 +42,7 @@ export async function startServer({ root, latencyMs = 0, maxInFlight = 6 }) {
     if (server.latencyMs > 0) await new Promise((r) => setTimeout(r, server.latencyMs));
     stats.requests++;
     const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    stats.log.push(`${req.method} ${path} ${req.headers.range ?? ""}`);
     const bytes = load(path);
     if (!bytes) {
       res.writeHead(404).end();
@@ -79,7 +80,7 @@ export async function startServer({ root, latencyMs = 0, maxInFlight = 6 }) {
     url: `http://127.0.0.1:${server.address().port}`,
     stats,
     setLatency: (ms) => (server.latencyMs = ms),
-    reset: () => Object.assign(stats, { requests: 0, bytes: 0, maxActive: 0 }),
+    reset: () => Object.assign(stats, { requests: 0, bytes: 0, maxActive: 0, log: [] }),
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }

@@ -44,6 +44,7 @@ le_element!(i8, i16, i32, i64, u8, u16, u32, u64, f32, f64);
 
 /// The elements of fixed-width bytes; a trailing partial element is ignored
 /// (callers check lengths against shapes first).
+#[cfg_attr(not(feature = "writer"), allow(dead_code))]
 pub(crate) fn decode_elements<T: LeElement>(bytes: &[u8]) -> impl Iterator<Item = T> + '_ {
     bytes.chunks_exact(T::WIDTH).map(T::read)
 }

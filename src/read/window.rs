@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::budget::check;
-use crate::format::chunk::{fill_element, split_offsets_exact};
+use crate::format::chunk::{fill_element, split_offsets_exact, LeElement};
 use crate::format::dtype::DType;
 use crate::format::segment::{ArrayMeta, ChunkAddress};
 use crate::nd::for_each_run;
@@ -94,25 +94,31 @@ impl Plan {
             &block[from..from + address.size as usize]
         };
         let data = match meta.dtype.element_size() {
-            Some(size) if !matches!(meta.dtype, DType::FixedSizeList { .. }) => {
-                let total = count
-                    .checked_mul(size as u64)
-                    .ok_or_else(|| too_large(window))?;
-                let mut out = try_alloc_filled(
-                    total,
-                    &fill_element(&meta.dtype, meta.fill_value.as_ref()).unwrap_or_default(),
-                )?;
-                for (coord, address) in chunks {
-                    let bytes = chunk_bytes(address);
-                    let stored = window.stored_dims(meta, coord, bytes.len() as u64, |n| {
-                        n.checked_mul(size as u64)
-                    })?;
-                    window.for_each_run(meta, coord, &stored, |src, dst, run| {
-                        let (src, dst, run) = (src * size, dst * size, run * size);
-                        out[dst..dst + run].copy_from_slice(&bytes[src..src + run]);
-                    });
+            Some(_) if !matches!(meta.dtype, DType::FixedSizeList { .. }) => {
+                let fill = fill_element(&meta.dtype, meta.fill_value.as_ref()).unwrap_or_default();
+                let parts = chunks.iter().map(|(c, a)| (c.as_slice(), chunk_bytes(a)));
+                macro_rules! typed {
+                    ($($dtype:ident => $variant:ident($ty:ty)),*) => {
+                        match meta.dtype {
+                            $(DType::$dtype => ArrayData::$variant(
+                                self.assemble_fixed::<$ty>(meta, parts, <$ty>::read(&fill))?,
+                            ),)*
+                            // Stored as one byte each, like uint8.
+                            DType::Bool => ArrayData::Bool(
+                                self.assemble_fixed::<u8>(meta, parts, fill[0])?
+                                    .into_iter()
+                                    .map(|b| b != 0)
+                                    .collect(),
+                            ),
+                            _ => unreachable_dtype(&meta.dtype)?,
+                        }
+                    };
                 }
-                ArrayData::from_le_bytes(&meta.dtype, &out)?
+                typed!(
+                    Int8 => Int8(i8), Int16 => Int16(i16), Int32 => Int32(i32), Int64 => Int64(i64),
+                    UInt8 => UInt8(u8), UInt16 => UInt16(u16), UInt32 => UInt32(u32), UInt64 => UInt64(u64),
+                    Float32 => Float32(f32), Float64 => Float64(f64), TimestampNs => TimestampNs(i64)
+                )
             }
             _ if matches!(meta.dtype, DType::String | DType::Binary) => {
                 let count = usize::try_from(count).map_err(|_| too_large(window))?;
@@ -151,6 +157,46 @@ impl Plan {
             data,
         })
     }
+}
+
+impl Plan {
+    /// The answer of a fixed-width dtype, decoded from each chunk's bytes
+    /// straight into place: one pass over the touched bytes, and the fill
+    /// written once, where no chunk lands.
+    fn assemble_fixed<'b, T: LeElement>(
+        &self,
+        meta: &ArrayMeta,
+        chunks: impl Iterator<Item = (&'b [u32], &'b [u8])>,
+        fill: T,
+    ) -> Result<Vec<T>> {
+        let window = &self.window;
+        let count = usize::try_from(self.count).map_err(|_| too_large(window))?;
+        let mut out: Vec<T> = Vec::new();
+        out.try_reserve_exact(count)
+            .map_err(|_| too_large(window))?;
+        out.resize(count, fill);
+        let width = T::WIDTH as u64;
+        for (coord, bytes) in chunks {
+            let stored =
+                window.stored_dims(meta, coord, bytes.len() as u64, |n| n.checked_mul(width))?;
+            window.for_each_run(meta, coord, &stored, |src, dst, run| {
+                let from = &bytes[src * T::WIDTH..(src + run) * T::WIDTH];
+                for (slot, raw) in out[dst..dst + run]
+                    .iter_mut()
+                    .zip(from.chunks_exact(T::WIDTH))
+                {
+                    *slot = T::read(raw);
+                }
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn unreachable_dtype(dtype: &DType) -> Result<ArrayData> {
+    Err(Error::InvalidArgument(format!(
+        "reading {dtype} arrays is not supported"
+    )))
 }
 
 struct Window {
@@ -346,21 +392,6 @@ fn clipped_dims(meta: &ArrayMeta, coord: &[u32]) -> Vec<u64> {
             c.min((meta.shape[a] as u64).saturating_sub(coord[a] as u64 * c))
         })
         .collect()
-}
-
-fn try_alloc_filled(len: u64, pattern: &[u8]) -> Result<Vec<u8>> {
-    let len = usize::try_from(len).map_err(|_| Error::TooLarge(format!("{len} bytes")))?;
-    let mut out = Vec::new();
-    out.try_reserve_exact(len)
-        .map_err(|_| Error::TooLarge(format!("an answer of {len} bytes")))?;
-    if pattern.iter().all(|&b| b == 0) {
-        out.resize(len, 0);
-    } else {
-        while out.len() < len {
-            out.extend_from_slice(pattern);
-        }
-    }
-    Ok(out)
 }
 
 fn too_large(window: &Window) -> Error {
