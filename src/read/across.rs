@@ -7,13 +7,16 @@
 //! them straight into the buffer it hands its caller (the wasm binding fills
 //! one JavaScript typed array) and no second copy of the whole answer exists.
 
-use std::collections::BTreeSet;
+use std::collections::HashMap;
+
+use futures_util::StreamExt;
 
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::segment::ArrayMeta;
 use crate::read::array::{ArrayData, NdArray};
 use crate::read::atlas::Atlas;
+use crate::read::cache::Block;
 use crate::read::window::{check_declared_dtype, Plan};
 
 /// What [`Atlas::read_stacked`] reads.
@@ -204,13 +207,59 @@ impl Atlas {
         };
         check_answer_size(&layout, limit)?;
 
-        let ids: BTreeSet<u32> = parts.iter().flat_map(|p| p.plan.block_ids()).collect();
-        let blocks = segment
-            .load_blocks(&self.shared, &ids.into_iter().collect::<Vec<_>>())
-            .await?;
         sink.begin(&layout)?;
-        for part in &parts {
-            sink.append(part.plan.assemble(part.meta, &blocks)?.data)?;
+        // Blocks arrive in the order parts first need them; each part is built
+        // as soon as its blocks are in, and a block is let go after the last
+        // part that needs it, so the whole answer's blocks are never held at
+        // once (the cache keeps what its budget allows).
+        let needs: Vec<Vec<u32>> = parts.iter().map(|p| p.plan.block_ids()).collect();
+        let mut last_use: HashMap<u32, usize> = HashMap::new();
+        let mut order: Vec<u32> = Vec::new();
+        for (i, ids) in needs.iter().enumerate() {
+            for &id in ids {
+                if last_use.insert(id, i).is_none() {
+                    order.push(id);
+                }
+            }
+        }
+        let mut held: HashMap<u32, Block> = HashMap::new();
+        let mut built = 0;
+        let mut failed: Option<Error> = None;
+        let mut build_ready = |held: &mut HashMap<u32, Block>| -> Result<()> {
+            while built < parts.len() && needs[built].iter().all(|id| held.contains_key(id)) {
+                let part = &parts[built];
+                sink.append(part.plan.assemble(part.meta, held)?.data)?;
+                for id in &needs[built] {
+                    if last_use[id] == built {
+                        held.remove(id);
+                    }
+                }
+                built += 1;
+            }
+            Ok(())
+        };
+        let mut arriving = std::pin::pin!(segment.blocks_in_order(&self.shared, &order));
+        // Drained to the end even after a failure (see `Segment::load_blocks`).
+        while let Some(result) = arriving.next().await {
+            if failed.is_some() {
+                continue;
+            }
+            let step = result.and_then(|(id, block)| {
+                held.insert(id, block);
+                build_ready(&mut held)
+            });
+            failed = step.err();
+        }
+        match failed {
+            Some(e) => return Err(e),
+            // Parts that need no block (unwritten chunks, empty windows) at the end.
+            None => build_ready(&mut held)?,
+        }
+        if built != parts.len() {
+            return Err(Error::Internal(format!(
+                "a stacked read of '{array}' built {built} of {} parts",
+                parts.len()
+            )));
         }
         Ok(layout)
     }

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use futures_util::future::{FutureExt, Shared};
-use futures_util::stream::{self, StreamExt};
+use futures_util::stream::{self, Stream, StreamExt};
 
 use crate::error::{Error, Result};
 use crate::format::budget::check;
@@ -122,8 +122,26 @@ impl Segment {
         inner: &Arc<Inner>,
         ids: &[u32],
     ) -> Result<HashMap<u32, Block>> {
-        let mut ready = HashMap::with_capacity(ids.len());
-        let mut waits: Vec<(u32, SharedBlock)> = Vec::new();
+        // Every load runs to its end, even after one fails: a load removes
+        // itself from `inner.loading` only when it finishes, and it holds
+        // `inner`, so one dropped unfinished (as `try_collect` did on the
+        // first error) kept the whole collection alive in a cycle (found by
+        // fuzz target `open_and_read`: the heap grew by each input read).
+        let loaded: Vec<Result<(u32, Block)>> = self.blocks_in_order(inner, ids).collect().await;
+        loaded.into_iter().collect()
+    }
+
+    /// The blocks `ids` as [`load_blocks`](Self::load_blocks) loads them, yielded
+    /// in the order of `ids` as each arrives, so a caller can use and drop a
+    /// block before the last one is in. A caller must drain the stream even
+    /// after an error (see `load_blocks`).
+    pub(crate) fn blocks_in_order(
+        self: &Arc<Self>,
+        inner: &Arc<Inner>,
+        ids: &[u32],
+    ) -> impl Stream<Item = Result<(u32, Block)>> + 'static {
+        let mut waits: HashMap<u32, SharedBlock> = HashMap::with_capacity(ids.len());
+        let mut ready: HashMap<u32, Block> = HashMap::new();
         {
             let mut loading = inner.loading.lock().unwrap_or_else(|p| p.into_inner());
             let mut missing: Vec<&BlockMeta> = Vec::new();
@@ -132,7 +150,7 @@ impl Segment {
                 if let Some(bytes) = inner.cache.get(key) {
                     ready.insert(id, bytes);
                 } else if let Some(pending) = loading.get(&key) {
-                    waits.push((id, pending.clone()));
+                    waits.insert(id, pending.clone());
                 } else {
                     missing.push(&self.blocks[id as usize]);
                 }
@@ -142,75 +160,86 @@ impl Segment {
             for group in coalesce(&missing, inner.options.coalesce_bytes) {
                 let fetch = self.fetch_group(inner, &group).shared();
                 for (position, block) in group.iter().enumerate() {
-                    let this = self.clone();
-                    let inner = inner.clone();
-                    let fetch = fetch.clone();
-                    let id = block.id.0;
-                    let load: SourceFuture<'static, Block> = Box::pin(async move {
-                        let result = async {
-                            let (bytes, slices) = fetch.await?;
-                            let (start, end) = slices[position];
-                            let meta = &this.blocks[id as usize];
-                            let block = CompressedBlock {
-                                codec: meta.codec.clone(),
-                                bytes,
-                                range: start..end,
-                                uncompressed_size: meta.uncompressed_size,
-                            };
-                            // Checked before inflating: the size comes from the file.
-                            check(
-                                meta.uncompressed_size,
-                                inner.options.memory_budget,
-                                "a decompressed block",
-                            )?;
-                            let decoded = match &inner.options.decoder {
-                                Some(decoder) => decoder.decode(block).await?,
-                                None => block.decompress()?,
-                            };
-                            // A host decoder is code we did not write: hold it to the table.
-                            if decoded.len() as u64 != meta.uncompressed_size {
-                                return Err(Error::corrupt(format!(
-                                    "block {id} decoded to {} bytes, the block table says {}",
-                                    decoded.len(),
-                                    meta.uncompressed_size
-                                )));
-                            }
-                            Ok::<_, Error>(Arc::new(decoded))
-                        }
-                        .await;
-                        let key = (this.variable, id);
-                        if let Ok(bytes) = &result {
-                            inner.cache.insert(key, bytes.clone());
-                        }
-                        inner
-                            .loading
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .remove(&key);
-                        result
-                    });
-                    let shared = load.shared();
-                    loading.insert((self.variable, id), shared.clone());
-                    waits.push((id, shared));
+                    let shared = self.load_one(inner, fetch.clone(), position, block.id.0);
+                    loading.insert((self.variable, block.id.0), shared.clone());
+                    waits.insert(block.id.0, shared);
                 }
             }
         }
         let concurrency = inner.options.max_concurrency.max(1);
-        // Every load runs to its end, even after one fails: a load removes
-        // itself from `inner.loading` only when it finishes, and it holds
-        // `inner`, so one dropped unfinished (as `try_collect` did on the
-        // first error) kept the whole collection alive in a cycle (found by
-        // fuzz target `open_and_read`: the heap grew by each input read).
-        let loaded: Vec<Result<(u32, Block)>> = stream::iter(waits)
-            .map(|(id, wait)| async move { wait.await.map(|bytes| (id, bytes)) })
-            .buffer_unordered(concurrency)
-            .collect()
+        let each: Vec<SourceFuture<'static, (u32, Block)>> = ids
+            .iter()
+            .map(|&id| -> SourceFuture<'static, (u32, Block)> {
+                match ready.get(&id) {
+                    Some(bytes) => {
+                        let bytes = bytes.clone();
+                        Box::pin(async move { Ok((id, bytes)) })
+                    }
+                    None => {
+                        let wait = waits[&id].clone();
+                        Box::pin(async move { wait.await.map(|bytes| (id, bytes)) })
+                    }
+                }
+            })
+            .collect();
+        stream::iter(each).buffered(concurrency)
+    }
+
+    /// The load of block `id`, at `position` in the group `fetch` brings:
+    /// decompressed, checked against the block table, cached.
+    fn load_one(
+        self: &Arc<Self>,
+        inner: &Arc<Inner>,
+        fetch: Shared<SourceFuture<'static, GroupBytes>>,
+        position: usize,
+        id: u32,
+    ) -> SharedBlock {
+        let this = self.clone();
+        let inner = inner.clone();
+        let load: SourceFuture<'static, Block> = Box::pin(async move {
+            let result = async {
+                let (bytes, slices) = fetch.await?;
+                let (start, end) = slices[position];
+                let meta = &this.blocks[id as usize];
+                let block = CompressedBlock {
+                    codec: meta.codec.clone(),
+                    bytes,
+                    range: start..end,
+                    uncompressed_size: meta.uncompressed_size,
+                };
+                // Checked before inflating: the size comes from the file.
+                check(
+                    meta.uncompressed_size,
+                    inner.options.memory_budget,
+                    "a decompressed block",
+                )?;
+                let decoded = match &inner.options.decoder {
+                    Some(decoder) => decoder.decode(block).await?,
+                    None => block.decompress()?,
+                };
+                // A host decoder is code we did not write: hold it to the table.
+                if decoded.len() as u64 != meta.uncompressed_size {
+                    return Err(Error::corrupt(format!(
+                        "block {id} decoded to {} bytes, the block table says {}",
+                        decoded.len(),
+                        meta.uncompressed_size
+                    )));
+                }
+                Ok::<_, Error>(Arc::new(decoded))
+            }
             .await;
-        for result in loaded {
-            let (id, bytes) = result?;
-            ready.insert(id, bytes);
-        }
-        Ok(ready)
+            let key = (this.variable, id);
+            if let Ok(bytes) = &result {
+                inner.cache.insert(key, bytes.clone());
+            }
+            inner
+                .loading
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&key);
+            result
+        });
+        load.shared()
     }
 
     /// One range read covering `group`, served from the open's probe when it covers it.
