@@ -58,25 +58,34 @@ class Chart {
 
 /**
  * `y` against `x` (the coordinate, or indices). `time` marks x as seconds
- * since the epoch.
+ * since the epoch. `vertical` draws x down the page, as oceanographers draw
+ * a profile: pressure or depth growing downwards, the value along the top.
+ * The points drawn stay on `host.drawn` ({x, y}, sorted by x) for readers
+ * such as the tests.
  */
-export function lineChart(host, { x, y, xLabel, yLabel, time = false, color = "#2563eb" }) {
+export function lineChart(host, { x, y, xLabel, yLabel, time = false, vertical = false, color = "#2563eb" }) {
   const { data } = sortedColumns(x, y);
-  return new Chart(
+  const chart = new Chart(
     host,
     {
-      scales: { x: { time } },
+      height: vertical ? 460 : 340,
+      // x on the vertical (ori 1); dir -1 puts its small values at the top.
+      scales: { x: vertical ? { time: false, ori: 1, dir: -1 } : { time }, y: vertical ? { ori: 0, dir: 1 } : {} },
       tzDate: utc,
       legend: { show: true },
-      cursor: { drag: { x: true, y: false } },
+      cursor: { drag: vertical ? { x: false, y: false } : { x: true, y: false } },
       series: [
         { label: xLabel, value: time ? (_, v) => (v == null ? "" : isoTime(BigInt(Math.round(v * 1000)) * 1_000_000n)) : undefined },
         { label: yLabel, stroke: color, width: 1.5, spanGaps: false, points: { show: data[0].length <= 60 } },
       ],
-      axes: [axis(xLabel, time), axis(yLabel)],
+      axes: vertical ? [{ ...axis(xLabel), side: 3 }, { ...axis(yLabel), side: 0 }] : [axis(xLabel, time), axis(yLabel)],
     },
     data,
   );
+  host.drawn = { x: data[0], y: data[1] };
+  host.dataset.points = String(data[1].filter((v) => v !== null).length);
+  host.dataset.orientation = vertical ? "vertical" : "horizontal";
+  return chart;
 }
 
 /**
