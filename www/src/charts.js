@@ -154,3 +154,41 @@ function rangeBars(u) {
   ctx.stroke();
   ctx.restore();
 }
+
+/**
+ * One value per dataset (read with `readAcross`) against a per-dataset x.
+ * A regular series is joined by a line; scattered datasets are points.
+ * `onPick(k)` gets the input index of a clicked dataset. The points drawn
+ * stay on `host.drawn` ({x, y, order}: sorted by x, order maps back to the
+ * input).
+ */
+export function valuesChart(host, { x, y, xLabel, yLabel, time, onPick }) {
+  const { order, data } = sortedColumns(x, y);
+  const regular = isRegular(data[0]);
+  const dense = data[0].length > 120;
+  const chart = new Chart(
+    host,
+    {
+      height: 380,
+      scales: { x: { time } },
+      tzDate: utc,
+      cursor: { drag: { x: true, y: false }, points: { size: 7 } },
+      series: [
+        { label: xLabel, value: time ? (_, v) => (v == null ? "" : isoTime(BigInt(Math.round(v * 1000)) * 1_000_000n)) : undefined },
+        regular
+          ? { label: yLabel, stroke: "#2563eb", width: 1.25, points: { show: !dense, size: 4 } }
+          : { label: yLabel, stroke: "#2563eb", width: 0, paths: () => null, points: { show: true, size: 5, fill: "#2563eb" } },
+      ],
+      axes: [axis(xLabel, time), axis(yLabel)],
+    },
+    data,
+  );
+  chart.regular = regular;
+  host.dataset.style = regular ? "line" : "points";
+  host.drawn = { x: data[0], y: data[1], order };
+  chart.plot.over.addEventListener("click", () => {
+    const idx = chart.plot.cursor.idx;
+    if (idx != null && onPick) onPick(order[idx]);
+  });
+  return chart;
+}

@@ -294,10 +294,10 @@ function showTab(tab, push = true) {
   if (tab === "across" && app.atlas) {
     const p = params();
     acrossView
-      .show(app.atlas, { names: app.names, arrays: app.scan.arrays, attributes: app.scan.attributes }, { variable: p.get("variable"), x: p.get("x"), fallback: catalogue.statsArray })
+      .show(app.atlas, { names: app.names, arrays: app.scan.arrays, attributes: app.scan.attributes }, { mode: p.get("mode"), variable: p.get("variable"), x: p.get("x"), point: numbers(p.get("point")), map: p.get("map"), fallback: catalogue.statsArray })
       .catch(report);
   } else {
-    setParams({ variable: null, x: null });
+    setParams({ variable: null, x: null, mode: null, point: null, map: null });
   }
 }
 
