@@ -46,6 +46,7 @@ class Chart {
     host.replaceChildren();
     this.host = host;
     this.plot = new uPlot({ ...opts, width: Math.max(280, host.clientWidth), height: opts.height ?? 340 }, data, host);
+    host.uplot = this.plot; // for readers such as the tests: valToPos and friends
     this.resize = new ResizeObserver(() => this.plot.setSize({ width: Math.max(280, host.clientWidth), height: this.plot.height }));
     this.resize.observe(host);
   }

@@ -338,6 +338,8 @@ export class DatasetView {
       this.hooks.onState({ idx: rank > 2 ? at : null, win: zoomed ? [box.y0, box.x0, box.ny, box.nx] : null, axes: chosen ? [yAxis, xAxis] : null });
     };
 
+    // The panel's elements outlive this plot: its listeners go with it.
+    const listening = { signal };
     sliders.addEventListener("input", (event) => {
       const el = event.target.closest(".slider");
       if (!el) return;
@@ -346,7 +348,7 @@ export class DatasetView {
       el.querySelector("output").textContent = label(k);
       el.querySelector(".muted").textContent = `${at[k] + 1} of ${shape[k]}`;
       draw().catch((e) => this.hooks.onProblem(e));
-    });
+    }, listening);
     controls.addEventListener("click", (event) => {
       const button = event.target.closest("[data-pan]");
       if (!button) return;
@@ -356,7 +358,7 @@ export class DatasetView {
       if (dir === "left" || dir === "right") box.x0 = clamp(box.x0 + (towardsEnd ? 1 : -1) * Math.ceil(box.nx / 2), 0, shape[xAxis] - box.nx);
       else box.y0 = clamp(box.y0 + (towardsEnd ? 1 : -1) * Math.ceil(box.ny / 2), 0, shape[yAxis] - box.ny);
       draw().catch((e) => this.hooks.onProblem(e));
-    });
+    }, listening);
     controls.addEventListener("change", (event) => {
       if (event.target.matches(".y-axis, .x-axis")) {
         let y = Number(controls.querySelector(".y-axis").value);
@@ -369,7 +371,7 @@ export class DatasetView {
       if (event.target.matches(".cmap")) this.cmap = event.target.value;
       if (event.target.matches(".range")) this.rangeMode = event.target.value;
       draw().catch((e) => this.hooks.onProblem(e));
-    });
+    }, listening);
     controls.querySelector(".reset").addEventListener("click", () => {
       box = full();
       draw().catch((e) => this.hooks.onProblem(e));

@@ -96,6 +96,8 @@ export class Heatmap {
       }
     }
     this.missing = missing;
+    // The cells drawn, for readers such as the tests.
+    this.canvas.closest(".plot").drawn = { values, ny, nx, origin: p.origin };
     const cells = new OffscreenCanvas(nx, ny);
     cells.getContext("2d").putImageData(image, 0, 0);
 
