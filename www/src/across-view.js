@@ -31,7 +31,8 @@ export class AcrossView {
     root.addEventListener("click", (event) => {
       const button = event.target.closest(".across-modes button");
       if (!button || button.dataset.mode === this.mode) return;
-      this.#run(() => this.#render({ mode: button.dataset.mode }));
+      // The array and x chosen carry over; a point belongs to its mode.
+      this.#run(() => this.#render({ ...this.#chosen(), point: undefined, mode: button.dataset.mode }));
     });
     root.addEventListener("change", (event) => {
       if (event.target.matches(".variable")) {

@@ -5,7 +5,7 @@
 // www/test/artifacts/.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,7 +24,11 @@ const DOC_IMAGES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "do
 /** The sample collections opened in Node by the same package: what the page must draw. */
 const samples = new Map();
 async function sample(name) {
-  if (!samples.has(name)) samples.set(name, await Atlas.open({ data: Atlas.fromBytes(readFileSync(join(SAMPLES, name, "data.atlas"))) }));
+  if (!samples.has(name)) {
+    const file = (f) => Atlas.fromBytes(readFileSync(join(SAMPLES, name, f)));
+    const mask = existsSync(join(SAMPLES, name, "deleted.mask")) ? file("deleted.mask") : undefined;
+    samples.set(name, await Atlas.open({ data: file("data.atlas"), mask }));
+  }
   return samples.get(name);
 }
 
@@ -302,6 +306,15 @@ describe("the dashboard", () => {
     assert.equal(await page.inputValue("#across-view .x"), "time:juld", "the profiles' own time");
     assert.equal(await page.getAttribute("#across-plot", "data-style"), "bars", "scattered profiles get one bar each");
     await shot(page, "across-datasets");
+    await docShot(page, "across-stats", "#across-view");
+    // Switching to values keeps the array and its time axis.
+    await page.click('.across-modes [data-mode="values"]');
+    await page.waitForSelector('#across-plot[data-mode="values"][data-ready="temp"]', WAIT);
+    assert.equal(await page.inputValue("#across-view .x"), "time:juld");
+    const shallowest = await (await sample("ocean")).readAcross("temp", { start: [0], shape: [1] });
+    assert.equal(shallowest.datasets.length, 297);
+    const finite = Array.from(shallowest.data).filter(Number.isFinite).length;
+    assert.equal(await page.getAttribute("#across-plot", "data-points"), String(finite), "temp[0], the shallowest level of each live profile");
   });
 
   it("opens a dropped data.atlas and deleted.mask from the page's memory", async (t) => {
@@ -413,6 +426,7 @@ describe("the dashboard", () => {
     assert.equal(row[4], "NaT", "the fill column");
     assert.ok(!(await page.textContent("#dataset-view")).includes("1677"), "no 1677 anywhere");
     await docShot(page, "nat");
+    await docShot(page, "nat-schema", "table.schema");
     // A profile with a fix shows its time.
     await page.click('.row[data-name="R6903000_004"]');
     await page.waitForFunction(() => document.querySelector(".ds-head h2")?.textContent === "R6903000_004", null, WAIT);
