@@ -16,7 +16,7 @@ const NUMERIC = /^(u?int(8|16|32|64)|float(32|64)|bool)$/;
 const MAX_SIDE = 1024;
 const MAX_LINE = 1_000_000;
 /** Arrays that give an ocean profile its vertical axis when no coordinate is declared (Argo's PRES is a data variable). */
-const VERTICAL = /^(pres|pressure|pres_adjusted|depth|deph|depth_below_sea_surface)$/i;
+export const VERTICAL = /^(pres|pressure|pres_adjusted|depth|deph|depth_below_sea_surface)$/i;
 
 /** The axes longer than one cell: what a plot has to show. */
 export function longAxes(shape) {
@@ -424,7 +424,7 @@ export class DatasetView {
     for (const v of y) if (Number.isNaN(v)) missing++;
     const shapeNote = shape.length > 1 ? ` along ${dim} of [${shape.join(", ")}]` : "";
     this.root.querySelector(".plot-note").textContent =
-      `${count.toLocaleString("en")} values${count < n ? ` (first ${count} of ${n})` : ""}${shapeNote}, ${missing} missing · against ${coord ? `${array.coord ? "" : coord.down ? "depth " : "coordinate "}${coord.name}` : "index"} · drag to zoom, double-click to reset`;
+      `${count.toLocaleString("en")} values${count < n ? ` (first ${count} of ${n})` : ""}${shapeNote}, ${missing} missing · against ${coord ? `${array.coord ? "" : coord.down ? "depth " : "coordinate "}${coord.name}` : "index"}${coord?.down ? "" : " · drag to zoom, double-click to reset"}`;
   }
 
   async #values(array, plot, signal) {

@@ -7,7 +7,7 @@
 import "./style.css";
 import { AcrossView } from "./across-view.js";
 import { Catalogue } from "./catalogue.js";
-import { DatasetView } from "./dataset-view.js";
+import { DatasetView, VERTICAL } from "./dataset-view.js";
 import { COORDS_KEY, bytes, esc, isoTime, millis } from "./format.js";
 import { Meter, Problem, openFiles, openUrl } from "./session.js";
 
@@ -241,7 +241,8 @@ function defaultColumns() {
 }
 
 function defaultStatsArray(coords) {
-  const arrays = [...app.scan.arrays].filter(([name, a]) => NUMERIC.test(a.dtype) && !coords.has(name));
+  // Data, not axes: neither declared coordinates nor a profile's pressure.
+  const arrays = [...app.scan.arrays].filter(([name, a]) => NUMERIC.test(a.dtype) && !coords.has(name) && !VERTICAL.test(name));
   arrays.sort((a, b) => b[1].count - a[1].count);
   return arrays[0]?.[0] ?? [...app.scan.arrays].find(([, a]) => NUMERIC.test(a.dtype))?.[0] ?? null;
 }
