@@ -10,7 +10,7 @@
  */
 import { acrossChart, valuesChart } from "./charts.js";
 import { toNumbers } from "./dataset-view.js";
-import { decodeAttr, epochSeconds, esc } from "./format.js";
+import { decodeAttr, epochSeconds, esc, show } from "./format.js";
 import { ScatterMap } from "./scatter-map.js";
 
 const NUMERIC = /^(u?int(8|16|32|64)|float(32|64))$/;
@@ -86,9 +86,11 @@ export class AcrossView {
     const xs = [...this.times.map((t) => `time:${t}`), ...this.attrs.map((k) => `attr:${k}`), "ordinal"];
     if (this.mode !== "map" && !xs.includes(x)) x = await this.#bestTime(variable);
     let layout = null;
+    let where = [];
     if (this.mode === "values" && variable) {
       layout = await this.#layoutOf(variable);
       point = fitPoint(point, layout.shape);
+      where = await this.#pointLabels(variable, layout, point);
     }
     if (this.mode === "map") [mapX, mapY] = this.#mapPair(mapX, mapY);
     if (generation !== this.generation) return;
@@ -102,7 +104,7 @@ export class AcrossView {
       </select></label>`;
     const pointInputs = layout
       ? layout.shape
-          .map((n, k) => `<label class="point" title="index along ${esc(layout.dimensions[k] ?? `dim${k}`)}">${esc(layout.dimensions[k] ?? `dim${k}`)} <input type="number" min="0" max="${n - 1}" value="${point[k]}" aria-label="${esc(layout.dimensions[k] ?? `dim${k}`)} index"></label>`)
+          .map((n, k) => `<label class="point" title="index along ${esc(layout.dimensions[k] ?? `dim${k}`)}">${esc(layout.dimensions[k] ?? `dim${k}`)} <input type="number" min="0" max="${n - 1}" value="${point[k]}" aria-label="${esc(layout.dimensions[k] ?? `dim${k}`)} index"> <output class="muted">${esc(where[k] ?? "")}</output></label>`)
           .join("")
       : "";
     const controls = {
@@ -140,6 +142,28 @@ export class AcrossView {
       this.layouts.set(array, first ? await this.atlas.dataset(first).layout(array) : { shape: [], dimensions: [], fillValue: null });
     }
     return this.layouts.get(array);
+  }
+
+  /**
+   * What each index of `point` is in the first dataset's coordinates (a 1-D
+   * array named as the dimension): "1 degrees_north", "2024-01-01"; empty
+   * where there is none. One single-cell read per axis.
+   */
+  async #pointLabels(variable, layout, point) {
+    const first = (await this.atlas.arrayStatsByDataset(variable))[0]?.dataset;
+    if (!first) return [];
+    const ds = this.atlas.dataset(first);
+    const arrays = new Set(ds.listArrays());
+    return Promise.all(
+      layout.dimensions.map(async (dim, k) => {
+        if (!arrays.has(dim) || dim === variable) return "";
+        const coord = await ds.layout(dim);
+        if (coord.shape.length !== 1 || coord.shape[0] !== layout.shape[k]) return "";
+        const [read, attrs] = await Promise.all([ds.read(dim, { start: [point[k]], shape: [1] }), ds.arrayAttributes(dim)]);
+        const units = typeof attrs.units === "string" && read.dtype !== "timestamp_ns" ? ` ${attrs.units}` : "";
+        return `${show(read.data[0], read.dtype)}${units}`;
+      }),
+    );
   }
 
   /** Longitude and latitude by their names, else what was asked, else the first two arrays. */

@@ -504,6 +504,8 @@ describe("the dashboard", () => {
     const page = await newPage(t, "?url=collections/ocean&tab=across&mode=values&variable=sst");
     await page.waitForSelector('#across-plot[data-ready="sst"]', WAIT);
     assert.deepEqual(await page.$$eval(".point input", (els) => els.map((e) => e.value)), ["0", "45", "90"], "the middle of the grid");
+    // Each index named in the first grid's coordinates.
+    assert.deepEqual(await page.$$eval(".point output", (els) => els.map((e) => e.textContent)), ["2024-01-01", "1 degrees_north", "1 degrees_east"]);
     assert.equal(await page.inputValue("#across-view .x"), "time:time");
     const drawn = await page.evaluate(() => {
       const d = document.querySelector("#across-plot").drawn;
