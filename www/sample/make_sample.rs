@@ -8,6 +8,11 @@
 //!   (float32 [12, 10, 90, 180]); 3 profiles hidden by `deleted.mask`.
 //! - `OUT_DIR/stations`: 12,000 small station time series, for the
 //!   catalogue's many-rows case.
+//! - `OUT_DIR/argo`: 160 profiles laid out as atlas-python writes Argo
+//!   NetCDF files (`N_PROF` = 1, so `TEMP` is `[1, N_LEVELS]`; `PRES` is a
+//!   data variable, not a coordinate; 99999 fills; `JULD_LOCATION` NaT for
+//!   every fifth profile), and one 720 x 1440 bathymetry grid, wider than
+//!   the dashboard's 1024-cell window.
 //!
 //! Attributes follow what atlas-python writes from NetCDF files:
 //! `_pyatlas_coords` is a JSON list of the coordinate arrays, and list or
@@ -525,6 +530,183 @@ fn stations(dir: &Path) -> Res {
     Ok(())
 }
 
+/// Argo's fill for floats, as the NetCDF files carry it.
+const ARGO_FILL: f32 = 99_999.0;
+
+/// One Argo profile file, as atlas-python stores it: `N_PROF` = 1, so every
+/// per-level variable is `[1, N_LEVELS]` and every per-profile one `[1]`.
+fn argo_profile(writer: &AtlasWriter, k: usize, rng: &mut Rng) -> Res {
+    let float = k / 8;
+    let cycle = 1 + k % 8;
+    let wmo = 6_903_000 + float * 11;
+    let day = (float * 23 + cycle * 10) % 365;
+    let time =
+        JAN_1_2024 + day as i64 * NS_PER_DAY + (rng.range(0.0, 86_400.0) as i64) * 1_000_000_000;
+    let (lat, lon) = loop {
+        let (la, lo) = (rng.range(-65.0, 65.0), rng.range(-180.0, 180.0));
+        if !is_land(lo, la) {
+            break (la, lo);
+        }
+    };
+    // The first profile has the 513 levels of the example.
+    let n_levels = if k == 0 {
+        513
+    } else {
+        60 + (rng.next() * 540.0) as usize
+    };
+    // The deepest few levels were not sampled: fill, as in real files.
+    let sampled = n_levels - (rng.next() * 6.0) as usize;
+    let bottom = rng.range(1000.0, 2000.0);
+    let mixed = rng.range(20.0, 120.0);
+    let (mut pres, mut temp, mut psal) = (
+        vec![ARGO_FILL; n_levels],
+        vec![ARGO_FILL; n_levels],
+        vec![ARGO_FILL; n_levels],
+    );
+    for i in 0..sampled {
+        let p = 4.0 + (bottom - 4.0) * i as f64 / (sampled - 1) as f64;
+        pres[i] = p as f32;
+        if rng.next() > 0.01 {
+            temp[i] = (sea_temperature(lon, lat, day as f64, (p - mixed).max(0.0))
+                + 0.04 * rng.normal()) as f32;
+        }
+        psal[i] =
+            (34.3 + 0.8 * (-p / 600.0).exp() * lat.to_radians().cos() + 0.01 * rng.normal()) as f32;
+    }
+
+    let mut ds = writer.add_dataset(&format!("R{wmo}_{cycle:03}"))?;
+    let n = n_levels as u64;
+    let levels = || vec!["N_PROF".to_string(), "N_LEVELS".into()];
+    for (name, values, units, long_name) in [
+        (
+            "PRES",
+            &pres,
+            "decibar",
+            "Sea water pressure, equals 0 at sea-level",
+        ),
+        (
+            "TEMP",
+            &temp,
+            "degree_Celsius",
+            "Sea temperature in-situ ITS-90 scale",
+        ),
+        ("PSAL", &psal, "psu", "Practical salinity"),
+    ] {
+        ds.define_array::<f32>(
+            name,
+            levels(),
+            &[1, n],
+            None,
+            Some(FillValue::Float(ARGO_FILL as f64)),
+        )?;
+        ds.write_array(name, &[0, 0], &[1, n], values)?;
+        ds.set_array_attribute(name, "units", Attr::String(units.into()))?;
+        ds.set_array_attribute(name, "long_name", Attr::String(long_name.into()))?;
+    }
+    ds.set_array_attribute("PRES", "axis", Attr::String("Z".into()))?;
+    let prof = || vec!["N_PROF".to_string()];
+    let nat = Some(FillValue::TimestampNs(i64::MIN));
+    ds.define_array::<TimestampNs>("JULD", prof(), &[1], None, nat.clone())?;
+    ds.write_array("JULD", &[0], &[1], &[TimestampNs(time)])?;
+    ds.set_array_attribute("JULD", "standard_name", Attr::String("time".into()))?;
+    // No position fix for every fifth profile: its time is the fill, NaT.
+    let located = if k % 5 == 4 {
+        i64::MIN
+    } else {
+        time + 1_800_000_000_000
+    };
+    ds.define_array::<TimestampNs>("JULD_LOCATION", prof(), &[1], None, nat)?;
+    ds.write_array("JULD_LOCATION", &[0], &[1], &[TimestampNs(located)])?;
+    for (name, value, units) in [
+        ("LATITUDE", lat, "degree_north"),
+        ("LONGITUDE", lon, "degree_east"),
+    ] {
+        ds.define_array::<f64>(name, prof(), &[1], None, Some(FillValue::Float(99_999.0)))?;
+        ds.write_array(name, &[0], &[1], &[(value * 1e4).round() / 1e4])?;
+        ds.set_array_attribute(name, "units", Attr::String(units.into()))?;
+    }
+    ds.define_array::<i32>(
+        "CYCLE_NUMBER",
+        prof(),
+        &[1],
+        None,
+        Some(FillValue::Int(99_999)),
+    )?;
+    ds.write_array("CYCLE_NUMBER", &[0], &[1], &[cycle as i32])?;
+    ds.define_array::<String>("PLATFORM_NUMBER", prof(), &[1], None, None)?;
+    ds.write_array("PLATFORM_NUMBER", &[0], &[1], &[wmo.to_string()])?;
+
+    ds.set_attribute("title", Attr::String("Argo float vertical profile".into()));
+    ds.set_attribute("Conventions", Attr::String("Argo-3.1 CF-1.6".into()));
+    ds.set_attribute("featureType", Attr::String("trajectoryProfile".into()));
+    ds.set_attribute("platform_number", Attr::String(wmo.to_string()));
+    ds.set_attribute("cycle_number", Attr::Int32(cycle as i32));
+    coords(&mut ds, &["JULD", "LATITUDE", "LONGITUDE"]);
+    ds.finish()?;
+    Ok(())
+}
+
+/// A 15-minute global bathymetry grid (int16 metres, land positive):
+/// 1440 columns, so the dashboard must read it in windows.
+fn bathymetry(writer: &AtlasWriter) -> Res {
+    const ROWS: usize = 720;
+    const COLS: usize = 1440;
+    let lat: Vec<f32> = (0..ROWS).map(|i| -89.875 + 0.25 * i as f32).collect();
+    let lon: Vec<f32> = (0..COLS).map(|j| -179.875 + 0.25 * j as f32).collect();
+    let mut elevation = vec![0i16; ROWS * COLS];
+    for (i, &la) in lat.iter().enumerate() {
+        for (j, &lo) in lon.iter().enumerate() {
+            let (la, lo) = (la as f64, lo as f64);
+            let ridge = 1500.0 * (-((lo + 30.0 + 10.0 * (la / 20.0).sin()) / 6.0).powi(2)).exp();
+            let v = if is_land(lo, la) {
+                300.0 + 1200.0 * ((lo / 9.0).sin() * (la / 7.0).cos()).abs()
+            } else {
+                -4200.0
+                    + ridge
+                    + 600.0 * (lo.to_radians() * 7.0).sin() * (la.to_radians() * 5.0).cos()
+            };
+            elevation[i * COLS + j] = v.round() as i16;
+        }
+    }
+    let mut ds = writer.add_dataset("bathymetry_15min")?;
+    for (name, values, units) in [
+        ("lat", &lat, "degrees_north"),
+        ("lon", &lon, "degrees_east"),
+    ] {
+        ds.define_array::<f32>(name, vec![name.into()], &[values.len() as u64], None, None)?;
+        ds.write_array(name, &[0], &[values.len() as u64], values)?;
+        ds.set_array_attribute(name, "units", Attr::String(units.into()))?;
+    }
+    let shape = [ROWS as u64, COLS as u64];
+    ds.define_array::<i16>(
+        "elevation",
+        vec!["lat".into(), "lon".into()],
+        &shape,
+        Some(&[180, 360]),
+        Some(FillValue::Int(-32768)),
+    )?;
+    ds.write_array("elevation", &[0, 0], &shape, &elevation)?;
+    ds.set_array_attribute("elevation", "units", Attr::String("m".into()))?;
+    ds.set_attribute(
+        "title",
+        Attr::String("Synthetic global relief, 15 arc-minutes".into()),
+    );
+    coords(&mut ds, &["lat", "lon"]);
+    ds.finish()?;
+    Ok(())
+}
+
+fn argo(dir: &Path) -> Res {
+    let mut rng = Rng(0xA260_2024);
+    let writer = AtlasWriter::create(dir, CONFIG)?;
+    for k in 0..160 {
+        argo_profile(&writer, k, &mut rng)?;
+    }
+    bathymetry(&writer)?;
+    writer.finish()?;
+    Ok(())
+}
+
 fn main() -> Res {
     let out = std::env::args()
         .nth(1)
@@ -532,7 +714,8 @@ fn main() -> Res {
     let out = Path::new(&out);
     ocean(&out.join("ocean"))?;
     stations(&out.join("stations"))?;
-    for name in ["ocean", "stations"] {
+    argo(&out.join("argo"))?;
+    for name in ["ocean", "stations", "argo"] {
         let bytes = std::fs::metadata(out.join(name).join("data.atlas"))?.len();
         println!("{}: {bytes} bytes", out.join(name).display());
     }

@@ -25,7 +25,7 @@ if [ ! "$www/node_modules/.package-lock.json" -nt "$www/package-lock.json" ]; th
 fi
 
 out="$www/sample/out"
-if [ ! "$out/ocean/data.atlas" -nt "$www/sample/make_sample.rs" ] || [ ! -f "$out/stations/data.atlas" ]; then
+if [ ! "$out/ocean/data.atlas" -nt "$www/sample/make_sample.rs" ] || [ ! -f "$out/stations/data.atlas" ] || [ ! -f "$out/argo/data.atlas" ]; then
   step "writing the sample collections with atlas-wasm's writer"
   if ! grep -q 'www/sample/make_sample.rs' "$root/Cargo.toml"; then
     echo "Cargo.toml lacks the sample generator; add:" >&2

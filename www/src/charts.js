@@ -46,6 +46,7 @@ class Chart {
     host.replaceChildren();
     this.host = host;
     this.plot = new uPlot({ ...opts, width: Math.max(280, host.clientWidth), height: opts.height ?? 340 }, data, host);
+    host.uplot = this.plot; // for readers such as the tests: valToPos and friends
     this.resize = new ResizeObserver(() => this.plot.setSize({ width: Math.max(280, host.clientWidth), height: this.plot.height }));
     this.resize.observe(host);
   }
@@ -58,25 +59,34 @@ class Chart {
 
 /**
  * `y` against `x` (the coordinate, or indices). `time` marks x as seconds
- * since the epoch.
+ * since the epoch. `vertical` draws x down the page, as oceanographers draw
+ * a profile: pressure or depth growing downwards, the value along the top.
+ * The points drawn stay on `host.drawn` ({x, y}, sorted by x) for readers
+ * such as the tests.
  */
-export function lineChart(host, { x, y, xLabel, yLabel, time = false, color = "#2563eb" }) {
+export function lineChart(host, { x, y, xLabel, yLabel, time = false, vertical = false, color = "#2563eb" }) {
   const { data } = sortedColumns(x, y);
-  return new Chart(
+  const chart = new Chart(
     host,
     {
-      scales: { x: { time } },
+      height: vertical ? 460 : 340,
+      // x on the vertical (ori 1); dir -1 puts its small values at the top.
+      scales: { x: vertical ? { time: false, ori: 1, dir: -1 } : { time }, y: vertical ? { ori: 0, dir: 1 } : {} },
       tzDate: utc,
       legend: { show: true },
-      cursor: { drag: { x: true, y: false } },
+      cursor: { drag: vertical ? { x: false, y: false } : { x: true, y: false } },
       series: [
         { label: xLabel, value: time ? (_, v) => (v == null ? "" : isoTime(BigInt(Math.round(v * 1000)) * 1_000_000n)) : undefined },
         { label: yLabel, stroke: color, width: 1.5, spanGaps: false, points: { show: data[0].length <= 60 } },
       ],
-      axes: [axis(xLabel, time), axis(yLabel)],
+      axes: vertical ? [{ ...axis(xLabel), side: 3 }, { ...axis(yLabel), side: 0 }] : [axis(xLabel, time), axis(yLabel)],
     },
     data,
   );
+  host.drawn = { x: data[0], y: data[1] };
+  host.dataset.points = String(data[1].filter((v) => v !== null).length);
+  host.dataset.orientation = vertical ? "vertical" : "horizontal";
+  return chart;
 }
 
 /**
@@ -144,4 +154,42 @@ function rangeBars(u) {
   }
   ctx.stroke();
   ctx.restore();
+}
+
+/**
+ * One value per dataset (read with `readAcross`) against a per-dataset x.
+ * A regular series is joined by a line; scattered datasets are points.
+ * `onPick(k)` gets the input index of a clicked dataset. The points drawn
+ * stay on `host.drawn` ({x, y, order}: sorted by x, order maps back to the
+ * input).
+ */
+export function valuesChart(host, { x, y, xLabel, yLabel, time, onPick }) {
+  const { order, data } = sortedColumns(x, y);
+  const regular = isRegular(data[0]);
+  const dense = data[0].length > 120;
+  const chart = new Chart(
+    host,
+    {
+      height: 380,
+      scales: { x: { time } },
+      tzDate: utc,
+      cursor: { drag: { x: true, y: false }, points: { size: 7 } },
+      series: [
+        { label: xLabel, value: time ? (_, v) => (v == null ? "" : isoTime(BigInt(Math.round(v * 1000)) * 1_000_000n)) : undefined },
+        regular
+          ? { label: yLabel, stroke: "#2563eb", width: 1.25, points: { show: !dense, size: 4 } }
+          : { label: yLabel, stroke: "#2563eb", width: 0, paths: () => null, points: { show: true, size: 5, fill: "#2563eb" } },
+      ],
+      axes: [axis(xLabel, time), axis(yLabel)],
+    },
+    data,
+  );
+  chart.regular = regular;
+  host.dataset.style = regular ? "line" : "points";
+  host.drawn = { x: data[0], y: data[1], order };
+  chart.plot.over.addEventListener("click", () => {
+    const idx = chart.plot.cursor.idx;
+    if (idx != null && onPick) onPick(order[idx]);
+  });
+  return chart;
 }

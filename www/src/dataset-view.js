@@ -15,6 +15,20 @@ const NUMERIC = /^(u?int(8|16|32|64)|float(32|64)|bool)$/;
 /** Larger windows are cut to this many cells per axis; zoom reads the rest. */
 const MAX_SIDE = 1024;
 const MAX_LINE = 1_000_000;
+/** Arrays that give an ocean profile its vertical axis when no coordinate is declared (Argo's PRES is a data variable). */
+export const VERTICAL = /^(pres|pressure|pres_adjusted|depth|deph|depth_below_sea_surface)$/i;
+
+/** The axes longer than one cell: what a plot has to show. */
+export function longAxes(shape) {
+  return shape.flatMap((n, k) => (n > 1 ? [k] : []));
+}
+
+/** Whether a coordinate grows downwards into the ocean (CF `positive: down`, or named so). */
+function isDownwards(name, attrs) {
+  if (attrs.positive === "down") return true;
+  if (attrs.positive === "up") return false;
+  return VERTICAL.test(name) || /^(dbar|decibar)$/i.test(String(attrs.units ?? ""));
+}
 
 export class DatasetView {
   /**
@@ -39,7 +53,7 @@ export class DatasetView {
 
   /**
    * @param {import("atlas-wasm").Dataset} ds
-   * @param {{array?: string, idx?: number[], win?: number[], signal: AbortSignal}} want
+   * @param {{array?: string, idx?: number[], win?: number[], axes?: number[], signal: AbortSignal}} want
    */
   async show(ds, want) {
     this.clear();
@@ -85,14 +99,14 @@ export class DatasetView {
       const row = event.target.closest("tr[data-array]");
       if (row) this.plot(this.arrays.find((a) => a.name === row.dataset.array), {});
     });
-    await this.plot(array, { idx: want.idx, win: want.win });
+    await this.plot(array, { idx: want.idx, win: want.win, axes: want.axes });
   }
 
   #defaultArray() {
-    const data = this.arrays.filter((a) => !a.coord && NUMERIC.test(a.dtype));
+    const data = this.arrays.filter((a) => !a.coord && !VERTICAL.test(a.name) && NUMERIC.test(a.dtype));
     return (
-      data.find((a) => a.layout.shape.length >= 2) ??
-      data.find((a) => a.layout.shape.length === 1) ??
+      data.find((a) => longAxes(a.layout.shape).length >= 2) ??
+      data.find((a) => longAxes(a.layout.shape).length === 1) ??
       this.arrays.find((a) => a.layout.shape.length >= 1) ??
       this.arrays[0]
     );
@@ -115,7 +129,7 @@ export class DatasetView {
   }
 
   /** Plots `array`: what fits its rank and dtype. */
-  async plot(array, { idx, win }) {
+  async plot(array, { idx, win, axes }) {
     this.plotAbort?.abort();
     this.chart?.destroy();
     this.chart = null;
@@ -138,12 +152,13 @@ export class DatasetView {
     panel.querySelector(".array-attrs").innerHTML = Object.keys(arrayAttrs).length
       ? `<h4>Attributes of ${esc(array.name)}</h4>${attributeTable(arrayAttrs)}`
       : "";
-    this.hooks.onState({ array: array.name, idx: null, win: null });
+    this.hooks.onState({ array: array.name, idx: null, win: null, axes: null });
 
     try {
-      const rank = array.layout.shape.length;
-      if (rank >= 2 && NUMERIC.test(array.dtype)) await this.#heatmap(array, plot, { idx, win, signal });
-      else if (rank === 1 && NUMERIC.test(array.dtype)) await this.#line(array, plot, signal);
+      // A [1, 513] profile is a line along its long axis, not a 1-pixel heatmap.
+      const long = longAxes(array.layout.shape).length;
+      if (long >= 2 && NUMERIC.test(array.dtype)) await this.#heatmap(array, plot, { idx, win, axes, signal });
+      else if (long === 1 && NUMERIC.test(array.dtype)) await this.#line(array, plot, signal);
       else await this.#values(array, plot, signal);
       plot.dataset.ready = array.name;
     } catch (error) {
@@ -180,19 +195,42 @@ export class DatasetView {
       this.coordCache.set(coord.name, {
         name: coord.name,
         time,
+        down: !time && isDownwards(coord.name, attrs),
         units: typeof attrs.units === "string" ? attrs.units : "",
-        values: time ? Float64Array.from(read.data, epochSeconds) : toNumbers(read.data),
-        format: time ? (v) => isoTime(BigInt(Math.round(v * 1000)) * 1_000_000n) : undefined,
+        values: time ? Float64Array.from(read.data, epochSeconds) : withoutFill(toNumbers(read.data), coord.layout.fillValue),
+        format: time ? (v) => (Number.isNaN(v) ? "NaT" : isoTime(BigInt(Math.round(v * 1000)) * 1_000_000n)) : undefined,
       });
     }
     return this.coordCache.get(coord.name);
   }
 
-  async #heatmap(array, plot, { idx, win, signal }) {
+  /**
+   * The vertical axis of a profile with no declared coordinate: an array
+   * of the same dimensions named like pressure or depth (Argo's PRES),
+   * read over the same window.
+   */
+  async #profileAxis(array, start, count, signal) {
+    const dims = array.layout.dimensions.join("\u0000");
+    const twin = this.arrays.find((a) => a !== array && VERTICAL.test(a.name) && NUMERIC.test(a.dtype) && a.layout.dimensions.join("\u0000") === dims && a.layout.shape.join() === array.layout.shape.join());
+    if (!twin) return null;
+    const read = await this.ds.read(twin.name, { start, shape: count, signal });
+    const attrs = await this.ds.arrayAttributes(twin.name);
+    return {
+      name: twin.name,
+      time: false,
+      down: isDownwards(twin.name, attrs),
+      units: typeof attrs.units === "string" ? attrs.units : "",
+      values: withoutFill(toNumbers(read.data), twin.layout.fillValue),
+    };
+  }
+
+  async #heatmap(array, plot, { idx, win, axes, signal }) {
     const { shape, dimensions, fillValue } = array.layout;
     const rank = shape.length;
-    const yAxis = rank - 2;
-    const xAxis = rank - 1;
+    // The two axes drawn: the user's choice, else the last two longer than one cell.
+    const long = longAxes(shape);
+    const valid = axes?.length === 2 && axes[0] !== axes[1] && axes.every((k) => Number.isInteger(k) && k >= 0 && k < rank);
+    const [yAxis, xAxis] = valid ? axes : long.slice(-2);
     const coords = await Promise.all(shape.map((n, k) => this.#coordinate(dimensions[k], n, signal)));
     if (signal.aborted) return;
     const at = shape.map((n, k) => Math.min(Math.max(0, Math.round(idx?.[k] ?? 0)), n - 1));
@@ -209,9 +247,14 @@ export class DatasetView {
     box.ny = Math.min(box.ny, shape[yAxis] - box.y0);
     box.nx = Math.min(box.nx, shape[xAxis] - box.x0);
 
-    // Controls: colour map, colour range, zoom reset.
+    // Controls: the axes drawn, colour map, colour range, panning, zoom reset.
     const controls = this.root.querySelector(".plot-controls");
+    const dimName = (k) => dimensions[k] ?? `dim${k}`;
+    const axisMenu = (cls, chosen, label) =>
+      `<label>${label} <select class="${cls}">${shape.map((n, k) => `<option value="${k}"${k === chosen ? " selected" : ""}${n === 1 ? " disabled" : ""}>${esc(dimName(k))} (${n})</option>`).join("")}</select></label>`;
     controls.innerHTML = `
+      ${axisMenu("y-axis", yAxis, "rows")}${axisMenu("x-axis", xAxis, "columns")}
+      <span class="pan" role="group" aria-label="pan"><button type="button" data-pan="left" title="pan left">◀</button><button type="button" data-pan="up" title="pan up">▲</button><button type="button" data-pan="down" title="pan down">▼</button><button type="button" data-pan="right" title="pan right">▶</button></span>
       <label>colours <select class="cmap">${COLORMAPS.map((c) => `<option${c === this.cmap ? " selected" : ""}>${c}</option>`).join("")}</select></label>
       <label>range <select class="range"><option value="dataset"${this.rangeMode === "dataset" ? " selected" : ""}>whole array</option><option value="slice"${this.rangeMode === "slice" ? " selected" : ""}>this slice</option></select></label>
       <button type="button" class="reset" hidden>Reset zoom</button>`;
@@ -220,7 +263,7 @@ export class DatasetView {
       .map((n, k) =>
         k === yAxis || k === xAxis
           ? ""
-          : `<label class="slider" data-axis="${k}"><span class="dim">${esc(dimensions[k] ?? `dim${k}`)}</span>
+          : `<label class="slider" data-axis="${k}"><span class="dim">${esc(dimName(k))}</span>
              <input type="range" min="0" max="${n - 1}" value="${at[k]}" ${n === 1 ? "disabled" : ""} aria-label="${esc(dimensions[k] ?? `dim${k}`)}">
              <output></output><span class="muted">${at[k] + 1} of ${n}</span></label>`,
       )
@@ -262,7 +305,7 @@ export class DatasetView {
       const values = toNumbers(read.data);
       const range = this.#range(array, values, fillValue);
       const slice = (c, from, n) => (c ? { ...c, values: c.values.subarray(from, from + n) } : null);
-      const axisOf = (k, from, n) => slice(coords[k], from, n) ?? { name: dimensions[k] ?? `dim${k}` };
+      const axisOf = (k, from, n) => slice(coords[k], from, n) ?? { name: dimName(k) };
       heatmap.draw({
         values,
         ny: box.ny,
@@ -277,14 +320,26 @@ export class DatasetView {
       });
       const zoomed = box.y0 > 0 || box.x0 > 0 || box.ny < shape[yAxis] || box.nx < shape[xAxis];
       controls.querySelector(".reset").hidden = !zoomed;
+      const pan = (dir, can) => (controls.querySelector(`[data-pan="${dir}"]`).disabled = !can);
+      pan("left", box.x0 > 0);
+      pan("right", box.x0 + box.nx < shape[xAxis]);
+      // Rows drawn north-up run the other way on screen.
+      const up = heatmap.flipY ? box.y0 + box.ny < shape[yAxis] : box.y0 > 0;
+      const down = heatmap.flipY ? box.y0 > 0 : box.y0 + box.ny < shape[yAxis];
+      pan("up", up);
+      pan("down", down);
+      plot.dataset.window = JSON.stringify({ start, count });
       note.textContent =
         `window [${start.join(", ")}] + [${count.join(", ")}] of [${shape.join(", ")}] · ${read.data.length.toLocaleString("en")} cells, ` +
         `${heatmap.missing.toLocaleString("en")} missing · read in ${Math.round(performance.now() - started)} ms` +
         (zoomed ? "" : " · drag on the map to zoom");
       plot.dataset.ready = array.name;
-      this.hooks.onState({ idx: rank > 2 ? at : null, win: zoomed ? [box.y0, box.x0, box.ny, box.nx] : null });
+      const chosen = valid && (yAxis !== long.at(-2) || xAxis !== long.at(-1));
+      this.hooks.onState({ idx: rank > 2 ? at : null, win: zoomed ? [box.y0, box.x0, box.ny, box.nx] : null, axes: chosen ? [yAxis, xAxis] : null });
     };
 
+    // The panel's elements outlive this plot: its listeners go with it.
+    const listening = { signal };
     sliders.addEventListener("input", (event) => {
       const el = event.target.closest(".slider");
       if (!el) return;
@@ -293,12 +348,30 @@ export class DatasetView {
       el.querySelector("output").textContent = label(k);
       el.querySelector(".muted").textContent = `${at[k] + 1} of ${shape[k]}`;
       draw().catch((e) => this.hooks.onProblem(e));
-    });
+    }, listening);
+    controls.addEventListener("click", (event) => {
+      const button = event.target.closest("[data-pan]");
+      if (!button) return;
+      // Half a window a step; "up" means towards the top of the screen.
+      const dir = button.dataset.pan;
+      const towardsEnd = dir === "right" || (dir === "up" ? heatmap.flipY : dir === "down" && !heatmap.flipY);
+      if (dir === "left" || dir === "right") box.x0 = clamp(box.x0 + (towardsEnd ? 1 : -1) * Math.ceil(box.nx / 2), 0, shape[xAxis] - box.nx);
+      else box.y0 = clamp(box.y0 + (towardsEnd ? 1 : -1) * Math.ceil(box.ny / 2), 0, shape[yAxis] - box.ny);
+      draw().catch((e) => this.hooks.onProblem(e));
+    }, listening);
     controls.addEventListener("change", (event) => {
+      if (event.target.matches(".y-axis, .x-axis")) {
+        let y = Number(controls.querySelector(".y-axis").value);
+        let x = Number(controls.querySelector(".x-axis").value);
+        // Picking the other menu's axis swaps the two.
+        if (y === x) [y, x] = event.target.matches(".y-axis") ? [y, yAxis] : [xAxis, x];
+        this.plot(array, { idx: at, axes: [y, x] }).catch((e) => this.hooks.onProblem(e));
+        return;
+      }
       if (event.target.matches(".cmap")) this.cmap = event.target.value;
       if (event.target.matches(".range")) this.rangeMode = event.target.value;
       draw().catch((e) => this.hooks.onProblem(e));
-    });
+    }, listening);
     controls.querySelector(".reset").addEventListener("click", () => {
       box = full();
       draw().catch((e) => this.hooks.onProblem(e));
@@ -325,24 +398,33 @@ export class DatasetView {
     return lo <= hi ? [lo, hi] : [0, 1];
   }
 
+  /** An array with one axis longer than a cell, against that axis' coordinate. */
   async #line(array, plot, signal) {
-    const n = array.layout.shape[0];
+    const { shape, dimensions, fillValue } = array.layout;
+    const axis = longAxes(shape)[0];
+    const n = shape[axis];
     const count = Math.min(n, MAX_LINE);
-    const read = await this.#read(array, [0], [count], signal);
+    const start = shape.map(() => 0);
+    const window = shape.map((m, k) => (k === axis ? count : 1));
+    const read = await this.#read(array, start, window, signal);
     if (signal.aborted) return;
-    const dim = array.layout.dimensions[0] ?? "index";
-    const coord = array.coord ? null : await this.#coordinate(dim, n, signal);
-    const y = toNumbers(read.data);
-    const x = coord ? coord.values.subarray(0, count) : Float64Array.from({ length: count }, (_, k) => k);
+    const dim = dimensions[axis] ?? "index";
+    let coord = array.coord ? null : await this.#coordinate(dim, n, signal);
+    if (coord) coord = { ...coord, values: coord.values.subarray(0, count) };
+    else if (!array.coord) coord = await this.#profileAxis(array, start, window, signal);
+    if (signal.aborted) return;
+    const y = withoutFill(toNumbers(read.data), fillValue);
+    const x = coord ? coord.values : Float64Array.from({ length: count }, (_, k) => k);
     const xLabel = coord ? (coord.units ? `${coord.name} (${coord.units})` : coord.name) : `${dim} index`;
     const yLabel = this.units ? `${array.name} (${this.units})` : array.name;
     plot.innerHTML = "";
-    plot.dataset.kind = "line";
-    this.chart = lineChart(plot, { x, y, xLabel, yLabel, time: coord?.time ?? false });
+    plot.dataset.kind = coord?.down ? "profile" : "line";
+    this.chart = lineChart(plot, { x, y, xLabel, yLabel, time: coord?.time ?? false, vertical: coord?.down ?? false });
     let missing = 0;
     for (const v of y) if (Number.isNaN(v)) missing++;
+    const shapeNote = shape.length > 1 ? ` along ${dim} of [${shape.join(", ")}]` : "";
     this.root.querySelector(".plot-note").textContent =
-      `${count.toLocaleString("en")} values${count < n ? ` (first ${count} of ${n})` : ""}, ${missing} missing · against ${coord ? `coordinate ${coord.name}` : "index"} · drag to zoom, double-click to reset`;
+      `${count.toLocaleString("en")} values${count < n ? ` (first ${count} of ${n})` : ""}${shapeNote}, ${missing} missing · against ${coord ? `${array.coord ? "" : coord.down ? "depth " : "coordinate "}${coord.name}` : "index"}${coord?.down ? "" : " · drag to zoom, double-click to reset"}`;
   }
 
   async #values(array, plot, signal) {
@@ -374,6 +456,13 @@ function attributeTable(attrs, declared) {
     return `<tr><th>${esc(key)}</th><td>${esc(text)}${json ? ' <span class="badge">json</span>' : ""}</td><td class="muted">${esc(dtypes.get(key) ?? "")}</td></tr>`;
   });
   return rows.length ? `<table class="attrs"><tbody>${rows.join("")}</tbody></table>` : `<p class="muted">none</p>`;
+}
+
+/** Numbers with the array's numeric fill value (Argo's 99999) turned into NaN, in place. */
+function withoutFill(values, fill) {
+  if (typeof fill !== "number" || Number.isNaN(fill)) return values;
+  for (let k = 0; k < values.length; k++) if (values[k] === fill) values[k] = NaN;
+  return values;
 }
 
 /** Any typed array (BigInt ones included) as Float64Array. */

@@ -7,6 +7,13 @@
 
 export const COORDS_KEY = "_pyatlas_coords";
 const NS_PER_MS = 1_000_000n;
+/** datetime64's not-a-time: the smallest i64, the fill NumPy and atlas-python write. */
+export const NAT = -(2n ** 63n);
+
+/** Whether a timestamp_ns value (BigInt or number) is NaT. */
+export function isNaT(ns) {
+  return typeof ns === "bigint" ? ns === NAT : Number(ns) <= -9.223372036854775e18;
+}
 
 /** An attribute value as stored, or its decoded form for `json:` strings. */
 export function decodeAttr(value) {
@@ -35,6 +42,7 @@ export function coordinateNames(attributes) {
 /** A timestamp_ns value (BigInt or number of nanoseconds) as an ISO date. */
 export function isoTime(ns) {
   if (ns === null || ns === undefined) return "";
+  if (isNaT(ns)) return "NaT";
   const big = typeof ns === "bigint" ? ns : BigInt(Math.round(Number(ns)));
   const ms = Number(big / NS_PER_MS);
   if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return String(ns);
@@ -43,8 +51,9 @@ export function isoTime(ns) {
   return iso.endsWith(".000Z") ? iso.slice(0, 19) + "Z" : iso;
 }
 
-/** Seconds since the epoch, as plots want time. */
+/** Seconds since the epoch, as plots want time; NaT is NaN. */
 export function epochSeconds(ns) {
+  if (isNaT(ns)) return NaN;
   return Number(typeof ns === "bigint" ? ns / NS_PER_MS : Math.round(Number(ns) / 1e6)) / 1000;
 }
 

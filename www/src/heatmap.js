@@ -46,13 +46,15 @@ export class Heatmap {
     this.p = p;
     const { values, ny, nx, range, cmap, fill } = p;
     // North up: a coordinate that grows along the rows is drawn growing upwards.
-    this.flipY = p.y.values ? p.y.values.length > 1 && p.y.values[p.y.values.length - 1] > p.y.values[0] : false;
+    // Depth and pressure grow downwards, as on a section.
+    this.flipY = p.y.values && !p.y.down ? p.y.values.length > 1 && p.y.values[p.y.values.length - 1] > p.y.values[0] : false;
 
     const width = Math.max(240, this.canvas.parentElement.clientWidth);
     const plotW0 = width - MARGIN.left - MARGIN.right;
     const cell = Math.min(plotW0 / nx, (p.maxHeight ?? 520) / ny, 48);
     const plotW = cell * nx;
-    const plotH = cell * ny;
+    // Few rows (a depth section) are stretched to a readable height.
+    const plotH = Math.max(cell * ny, Math.min(220, 48 * ny));
     const box = { left: MARGIN.left, top: MARGIN.top, width: plotW, height: plotH, nx, ny, flipY: this.flipY };
     this.box = box;
     const cssW = Math.ceil(plotW + MARGIN.left + MARGIN.right);
@@ -94,6 +96,8 @@ export class Heatmap {
       }
     }
     this.missing = missing;
+    // The cells drawn, for readers such as the tests.
+    this.canvas.closest(".plot").drawn = { values, ny, nx, origin: p.origin };
     const cells = new OffscreenCanvas(nx, ny);
     cells.getContext("2d").putImageData(image, 0, 0);
 

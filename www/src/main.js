@@ -7,7 +7,7 @@
 import "./style.css";
 import { AcrossView } from "./across-view.js";
 import { Catalogue } from "./catalogue.js";
-import { DatasetView } from "./dataset-view.js";
+import { DatasetView, VERTICAL } from "./dataset-view.js";
 import { COORDS_KEY, bytes, esc, isoTime, millis } from "./format.js";
 import { Meter, Problem, openFiles, openUrl } from "./session.js";
 
@@ -74,7 +74,7 @@ $("#open-form").addEventListener("submit", (event) => {
   event.preventDefault();
   const url = $("#url").value.trim();
   if (!url) return;
-  setParams({ url, ds: null, array: null, idx: null, win: null, variable: null, x: null }, true);
+  setParams({ url, ds: null, array: null, idx: null, win: null, axes: null, variable: null, x: null, point: null, map: null }, true);
   open({ url });
 });
 $("#file").addEventListener("change", (event) => {
@@ -127,7 +127,7 @@ async function open(source) {
   app.label = source.url ?? [...source.files].map((f) => f.name).join(" + ");
   document.body.dataset.state = "opening";
   if (source.url) $("#url").value = source.url;
-  else setParams({ url: null, ds: null, array: null, idx: null, win: null }, true);
+  else setParams({ url: null, ds: null, array: null, idx: null, win: null, axes: null }, true);
   status();
   datasetView.clear(`<div class="empty"><p>Opening ${esc(app.label)}…</p></div>`);
 
@@ -164,7 +164,7 @@ async function open(source) {
     const p = params();
     showTab(p.get("tab") === "across" ? "across" : "dataset", false);
     const first = p.get("ds") && atlas.hasDataset(p.get("ds")) ? p.get("ds") : app.names[0];
-    if (first) await selectDataset(first, { array: p.get("array"), idx: numbers(p.get("idx")), win: numbers(p.get("win")) });
+    if (first) await selectDataset(first, { array: p.get("array"), idx: numbers(p.get("idx")), win: numbers(p.get("win")), axes: numbers(p.get("axes")) });
     else datasetView.clear(`<div class="empty"><p>This collection has no live datasets.</p></div>`);
     await loading;
   } catch (error) {
@@ -241,7 +241,8 @@ function defaultColumns() {
 }
 
 function defaultStatsArray(coords) {
-  const arrays = [...app.scan.arrays].filter(([name, a]) => NUMERIC.test(a.dtype) && !coords.has(name));
+  // Data, not axes: neither declared coordinates nor a profile's pressure.
+  const arrays = [...app.scan.arrays].filter(([name, a]) => NUMERIC.test(a.dtype) && !coords.has(name) && !VERTICAL.test(name));
   arrays.sort((a, b) => b[1].count - a[1].count);
   return arrays[0]?.[0] ?? [...app.scan.arrays].find(([, a]) => NUMERIC.test(a.dtype))?.[0] ?? null;
 }
@@ -271,15 +272,15 @@ $("#attr-filter").addEventListener("input", (event) => catalogue.setFilters({ at
 
 // ---- navigation -----------------------------------------------------------
 
-async function selectDataset(name, { push = false, array, idx, win } = {}) {
+async function selectDataset(name, { push = false, array, idx, win, axes } = {}) {
   if (!app.atlas) return;
   app.navAbort?.abort();
   const abort = new AbortController();
   app.navAbort = abort;
   catalogue.select(name);
-  setParams({ ds: name, array: array ?? null, idx: idx ?? null, win: win ?? null }, push);
+  setParams({ ds: name, array: array ?? null, idx: idx ?? null, win: win ?? null, axes: axes ?? null }, push);
   try {
-    await datasetView.show(app.atlas.dataset(name), { array, idx, win, signal: abort.signal });
+    await datasetView.show(app.atlas.dataset(name), { array, idx, win, axes, signal: abort.signal });
   } catch (error) {
     if (!abort.signal.aborted && error?.code !== "Aborted") report(error);
   }
@@ -294,10 +295,10 @@ function showTab(tab, push = true) {
   if (tab === "across" && app.atlas) {
     const p = params();
     acrossView
-      .show(app.atlas, { names: app.names, arrays: app.scan.arrays, attributes: app.scan.attributes }, { variable: p.get("variable"), x: p.get("x"), fallback: catalogue.statsArray })
+      .show(app.atlas, { names: app.names, arrays: app.scan.arrays, attributes: app.scan.attributes }, { mode: p.get("mode"), variable: p.get("variable"), x: p.get("x"), point: numbers(p.get("point")), map: p.get("map"), fallback: catalogue.statsArray })
       .catch(report);
   } else {
-    setParams({ variable: null, x: null });
+    setParams({ variable: null, x: null, mode: null, point: null, map: null });
   }
 }
 
@@ -308,7 +309,7 @@ window.addEventListener("popstate", () => {
   const url = p.get("url");
   if (url && url !== $("#url").value) return open({ url });
   if (app.atlas && p.get("ds") && app.atlas.hasDataset(p.get("ds"))) {
-    selectDataset(p.get("ds"), { array: p.get("array"), idx: numbers(p.get("idx")), win: numbers(p.get("win")) });
+    selectDataset(p.get("ds"), { array: p.get("array"), idx: numbers(p.get("idx")), win: numbers(p.get("win")), axes: numbers(p.get("axes")) });
   }
 });
 

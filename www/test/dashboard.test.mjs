@@ -5,11 +5,12 @@
 // www/test/artifacts/.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
+import { Atlas } from "atlas-wasm";
 import { chromium } from "playwright-core";
 import { startServer } from "../../js/test/server.mjs";
 import { SAMPLES, serveDashboard } from "../scripts/serve.mjs";
@@ -17,6 +18,24 @@ import { SAMPLES, serveDashboard } from "../scripts/serve.mjs";
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
 const WAIT = { timeout: 20_000 };
+/** Screenshots the docs show (docs/dashboard.md): one panel each, small PNGs. */
+const DOC_IMAGES = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "docs", "images");
+
+/** The sample collections opened in Node by the same package: what the page must draw. */
+const samples = new Map();
+async function sample(name) {
+  if (!samples.has(name)) {
+    const file = (f) => Atlas.fromBytes(readFileSync(join(SAMPLES, name, f)));
+    const mask = existsSync(join(SAMPLES, name, "deleted.mask")) ? file("deleted.mask") : undefined;
+    samples.set(name, await Atlas.open({ data: file("data.atlas"), mask }));
+  }
+  return samples.get(name);
+}
+
+/** Numbers as the dashboard draws them: fill and NaN become NaN. */
+function numbers(data, fill) {
+  return Array.from(data, (v) => (Number(v) === fill || Number.isNaN(Number(v)) ? NaN : Number(v)));
+}
 
 let site, other, noCors, browser, scratch;
 
@@ -44,6 +63,7 @@ after(async () => {
   await other?.close();
   await new Promise((done) => (noCors ? noCors.close(done) : done()));
   if (scratch) rmSync(scratch, { recursive: true, force: true });
+  for (const atlas of samples.values()) atlas.close();
 });
 
 /** A fresh page; page errors fail the test that opened it. */
@@ -67,6 +87,12 @@ async function newPage(t, path) {
 }
 
 const shot = (page, name) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+
+/** A screenshot of the right-hand panel for the docs. */
+async function docShot(page, name, selector = ".plot-panel") {
+  mkdirSync(DOC_IMAGES, { recursive: true });
+  await page.locator(selector).first().screenshot({ path: join(DOC_IMAGES, `dashboard-${name}.png`), animations: "disabled" });
+}
 
 async function rowCount(page, shown) {
   await page.waitForSelector(`.row-count[data-shown="${shown}"]`, WAIT);
@@ -223,7 +249,8 @@ describe("the dashboard", () => {
 
   it("plots a 1-D profile against its coordinate and reads the conventions", async (t) => {
     const page = await newPage(t, "?url=collections/ocean&ds=argo_5906100_001");
-    await page.waitForSelector('#plot[data-ready="temp"][data-kind="line"]', WAIT);
+    // pres is the declared coordinate and grows downwards: a profile, drawn vertically.
+    await page.waitForSelector('#plot[data-ready="temp"][data-kind="profile"]', WAIT);
     const legend = await page.textContent("#plot .u-legend");
     assert.match(legend, /pres \(dbar\)/);
     assert.match(legend, /temp \(degC\)/);
@@ -236,7 +263,7 @@ describe("the dashboard", () => {
       return n;
     });
     assert.ok(blue > 300, `line pixels: ${blue}`);
-    assert.match(await page.textContent(".plot-note"), /^311 values, 3 missing · against coordinate pres/);
+    assert.match(await page.textContent(".plot-note"), /^311 values, 3 missing · against depth pres/);
 
     // xarray conventions: coordinates listed, json: values decoded, timestamps as ISO dates.
     assert.equal(await page.textContent(".ds-head code:nth-of-type(1)"), "pres");
@@ -279,6 +306,15 @@ describe("the dashboard", () => {
     assert.equal(await page.inputValue("#across-view .x"), "time:juld", "the profiles' own time");
     assert.equal(await page.getAttribute("#across-plot", "data-style"), "bars", "scattered profiles get one bar each");
     await shot(page, "across-datasets");
+    await docShot(page, "across-stats", "#across-view");
+    // Switching to values keeps the array and its time axis.
+    await page.click('.across-modes [data-mode="values"]');
+    await page.waitForSelector('#across-plot[data-mode="values"][data-ready="temp"]', WAIT);
+    assert.equal(await page.inputValue("#across-view .x"), "time:juld");
+    const shallowest = await (await sample("ocean")).readAcross("temp", { start: [0], shape: [1] });
+    assert.equal(shallowest.datasets.length, 297);
+    const finite = Array.from(shallowest.data).filter(Number.isFinite).length;
+    assert.equal(await page.getAttribute("#across-plot", "data-points"), String(finite), "temp[0], the shallowest level of each live profile");
   });
 
   it("opens a dropped data.atlas and deleted.mask from the page's memory", async (t) => {
@@ -346,5 +382,212 @@ describe("the dashboard", () => {
     // Back goes to the dataset before.
     await page.goBack();
     await page.waitForFunction(() => document.querySelector(".ds-head h2")?.textContent === "sst_2024-02-02", null, { timeout: 60_000 });
+  });
+
+  it("draws an Argo profile [1, 513] as a line against PRES, pressure downwards", async (t) => {
+    const page = await newPage(t, "?url=collections/argo&ds=R6903000_001");
+    await page.waitForSelector('#plot[data-ready="TEMP"][data-kind="profile"]', WAIT);
+    assert.equal(await page.textContent(".plot-title"), "TEMP float32 [1, 513]");
+    // What the file holds, read in Node: PRES has no coordinate role, but names the vertical.
+    const ds = (await sample("argo")).dataset("R6903000_001");
+    const pres = numbers((await ds.read("PRES")).data, 99_999);
+    const temp = numbers((await ds.read("TEMP")).data, 99_999);
+    const want = pres.map((p, k) => [p, temp[k]]).filter(([p]) => Number.isFinite(p));
+    want.sort((a, b) => a[0] - b[0]);
+    const drawn = await page.evaluate(() => {
+      const plot = document.querySelector("#plot");
+      const u = plot.uplot;
+      // Screen position of the shallowest and deepest pressure: deeper is lower on the page.
+      const xs = plot.drawn.x;
+      return { x: Array.from(xs), y: Array.from(plot.drawn.y, (v) => (v === null ? NaN : v)), top: u.valToPos(xs[0], "x"), bottom: u.valToPos(xs[xs.length - 1], "x"), left: u.valToPos(10, "y"), right: u.valToPos(20, "y") };
+    });
+    assert.equal(drawn.x.length, want.length, "every sampled level is a point; the trailing 99999 fills are not");
+    assert.ok(want.length > 500 && want.length <= 513);
+    assert.deepEqual(drawn.x, want.map(([p]) => Math.fround(p)));
+    assert.deepEqual(drawn.y, want.map(([, v]) => (Number.isFinite(v) ? Math.fround(v) : NaN)));
+    assert.ok(drawn.y.some(Number.isNaN), "a 99999 TEMP is a gap, not a spike");
+    assert.ok(drawn.bottom > drawn.top + 200, `pressure grows downwards (${drawn.top} -> ${drawn.bottom})`);
+    assert.ok(drawn.right > drawn.left, "temperature grows to the right");
+    assert.match(await page.textContent(".plot-note"), /^513 values along N_LEVELS of \[1, 513\], \d+ missing · against depth PRES/);
+    const legend = await page.textContent("#plot .u-legend");
+    assert.match(legend, /PRES \(decibar\)/);
+    assert.match(legend, /TEMP \(degree_Celsius\)/);
+    await shot(page, "argo-profile");
+    await docShot(page, "profile");
+  });
+
+  it("shows a timestamp fill as NaT, never as 1677-09-21", async (t) => {
+    // Every fifth Argo profile has no position fix: JULD_LOCATION holds i64::MIN.
+    const page = await newPage(t, "?url=collections/argo&ds=R6903000_005&array=JULD_LOCATION");
+    await page.waitForSelector('#plot[data-ready="JULD_LOCATION"]', WAIT);
+    assert.deepEqual(await page.$$eval("#plot ol.values li", (items) => items.map((li) => li.textContent)), ["NaT"]);
+    const row = await page.$$eval('tr[data-array="JULD_LOCATION"] td', (tds) => tds.map((td) => td.textContent.trim()));
+    assert.equal(row[1], "timestamp_ns");
+    assert.equal(row[4], "NaT", "the fill column");
+    assert.ok(!(await page.textContent("#dataset-view")).includes("1677"), "no 1677 anywhere");
+    await docShot(page, "nat");
+    await docShot(page, "nat-schema", "table.schema");
+    // A profile with a fix shows its time.
+    await page.click('.row[data-name="R6903000_004"]');
+    await page.waitForFunction(() => document.querySelector(".ds-head h2")?.textContent === "R6903000_004", null, WAIT);
+    await page.click('tr[data-array="JULD_LOCATION"]');
+    await page.waitForSelector('#plot[data-ready="JULD_LOCATION"]', WAIT);
+    const fix = (await (await sample("argo")).dataset("R6903000_004").read("JULD_LOCATION")).data[0];
+    assert.equal(await page.textContent("#plot ol.values li"), new Date(Number(fix / 1_000_000n)).toISOString().replace(".000Z", "Z"));
+  });
+
+  it("pans a 720 x 1440 grid beyond its first 1024 columns, reading one window at a time", async (t) => {
+    const page = await newPage(t, "?url=collections/argo&ds=bathymetry_15min");
+    await page.waitForSelector('#plot[data-ready="elevation"]', WAIT);
+    assert.match(await page.textContent(".plot-note"), /^window \[0, 0\] \+ \[720, 1024\] of \[720, 1440\] · 737,280 cells/);
+    const elevation = (await sample("argo")).dataset("bathymetry_15min");
+    const drawnWindow = () => page.evaluate(() => ({ ...JSON.parse(document.querySelector("#plot").dataset.window), values: Array.from(document.querySelector("#plot").drawn.values) }));
+    let drawn = await drawnWindow();
+    let want = await elevation.read("elevation", { start: drawn.start, shape: drawn.count });
+    assert.deepEqual(drawn.values, Array.from(want.data), "the first window's cells");
+    assert.equal(await page.isDisabled('[data-pan="left"]'), true);
+
+    const before = await page.evaluate(() => window.dashboard.meter.bytes);
+    await page.click('[data-pan="right"]');
+    await page.waitForFunction(() => document.querySelector(".plot-note").textContent.startsWith("window [0, 416] + [720, 1024]"), null, WAIT);
+    await page.waitForSelector('#plot[data-ready="elevation"]', WAIT);
+    drawn = await drawnWindow();
+    assert.deepEqual(drawn.start, [0, 416]);
+    want = await elevation.read("elevation", { start: [0, 416], shape: [720, 1024] });
+    assert.deepEqual(drawn.values, Array.from(want.data), "the panned window's cells, columns 416 to 1439");
+    assert.ok((await page.evaluate(() => window.dashboard.meter.bytes)) > before, "panning read more of the array");
+    assert.equal(await page.isDisabled('[data-pan="right"]'), true, "the last column is on screen");
+    assert.match(page.url(), /win=0,416,720,1024/);
+    // The hover readout names a column past 1024 and its value.
+    const box = JSON.parse(await page.getAttribute("canvas.map", "data-box"));
+    const at = await page.locator("canvas.map").boundingBox();
+    await page.mouse.move(at.x + box.left + box.width * 0.99, at.y + box.top + box.height * 0.5);
+    const [, lat, lon, value] = (await page.textContent(".readout")).match(/^lat (-?[\d.]+), lon (-?[\d.]+): (-?\d+) m$/);
+    const j = Math.round((Number(lon) + 179.875) / 0.25);
+    const i = Math.round((Number(lat) + 89.875) / 0.25);
+    assert.ok(j > 1024, `column ${j}`);
+    assert.equal(Number(value), (await elevation.read("elevation", { start: [i, j], shape: [1, 1] })).data[0]);
+    await shot(page, "bathymetry-panned");
+    await docShot(page, "pan");
+  });
+
+  it("lets the user pick the two axes a 4-D array is drawn on", async (t) => {
+    const page = await newPage(t, "?url=collections/ocean&ds=ocean_model_2024_monthly");
+    await page.waitForSelector('#plot[data-ready="thetao"]', WAIT);
+    assert.equal(await page.inputValue(".y-axis"), "2");
+    assert.equal(await page.inputValue(".x-axis"), "3");
+    // A depth section along a meridian: rows depth, then columns lat; lon gets a slider.
+    await page.selectOption(".y-axis", "1");
+    await page.waitForFunction(() => /^window \[0, 0, 0, 0\] \+ \[1, 10, 1, 180\]/.test(document.querySelector(".plot-note").textContent), null, WAIT);
+    assert.equal(await page.inputValue(".x-axis"), "3", "the columns kept lon");
+    await page.selectOption(".x-axis", "2");
+    await page.waitForFunction(() => /^window \[0, 0, 0, 0\] \+ \[1, 10, 90, 1\]/.test(document.querySelector(".plot-note").textContent), null, WAIT);
+    await page.waitForSelector('#plot[data-ready="thetao"]', WAIT);
+    assert.deepEqual(await page.$$eval(".slider", (els) => els.map((e) => e.dataset.axis)), ["0", "3"]);
+    await page.locator('.slider[data-axis="3"] input').fill("75");
+    await page.waitForFunction(() => document.querySelector(".plot-note").textContent.startsWith("window [0, 0, 0, 75] + [1, 10, 90, 1]"), null, WAIT);
+    await page.waitForSelector('#plot[data-ready="thetao"]', WAIT);
+    assert.equal(await page.textContent('.slider[data-axis="3"] output'), "-29 degrees_east");
+    assert.match(page.url(), /axes=1,2/);
+    const drawn = await page.evaluate(() => ({ ny: document.querySelector("#plot").drawn.ny, nx: document.querySelector("#plot").drawn.nx, values: Array.from(document.querySelector("#plot").drawn.values) }));
+    assert.deepEqual([drawn.ny, drawn.nx], [10, 90]);
+    const want = await (await sample("ocean")).dataset("ocean_model_2024_monthly").read("thetao", { start: [0, 0, 0, 75], shape: [1, 10, 90, 1] });
+    assert.deepEqual(drawn.values, numbers(want.data, NaN));
+    // Depth grows downwards: the surface row is drawn at the top.
+    const box = JSON.parse(await page.getAttribute("canvas.map", "data-box"));
+    assert.equal(box.flipY, false);
+    await shot(page, "section");
+    await docShot(page, "axes");
+  });
+
+  it("plots one grid point of every dataset against time with readAcross", async (t) => {
+    const page = await newPage(t, "?url=collections/ocean&tab=across&mode=values&variable=sst");
+    await page.waitForSelector('#across-plot[data-ready="sst"]', WAIT);
+    assert.deepEqual(await page.$$eval(".point input", (els) => els.map((e) => e.value)), ["0", "45", "90"], "the middle of the grid");
+    // Each index named in the first grid's coordinates.
+    assert.deepEqual(await page.$$eval(".point output", (els) => els.map((e) => e.textContent)), ["2024-01-01", "1 degrees_north", "1 degrees_east"]);
+    assert.equal(await page.inputValue("#across-view .x"), "time:time");
+    const drawn = await page.evaluate(() => {
+      const d = document.querySelector("#across-plot").drawn;
+      return { x: Array.from(d.x), y: Array.from(d.y), names: d.names };
+    });
+    const ocean = await sample("ocean");
+    const want = await ocean.readAcross("sst", { start: [0, 45, 90], shape: [1, 1, 1] });
+    assert.equal(drawn.names.length, 365);
+    assert.deepEqual(drawn.names, want.datasets, "one point per daily grid, in time order");
+    assert.deepEqual(drawn.y, Array.from(want.data));
+    assert.equal(drawn.x[0], Date.UTC(2024, 0, 1) / 1000);
+    assert.match(await page.textContent("#across-view .plot-note"), /^365 datasets: sst\[0, 45, 90\] of 365 read in one readAcross/);
+    await docShot(page, "across-point", "#across-view");
+
+    // Another point: the page reads it again.
+    await page.locator(".point input").nth(1).fill("80");
+    await page.locator(".point input").nth(1).dispatchEvent("change");
+    await page.waitForFunction(() => document.querySelector("#across-plot")?.dataset.ready === "sst" && /sst\[0, 80, 90\]/.test(document.querySelector("#across-view .plot-note").textContent), null, WAIT);
+    const arctic = await page.evaluate(() => Array.from(document.querySelector("#across-plot").drawn.y));
+    const wantArctic = await ocean.readAcross("sst", { start: [0, 80, 90], shape: [1, 1, 1] });
+    assert.deepEqual(arctic, Array.from(wantArctic.data).filter(Number.isFinite));
+    assert.match(page.url(), /point=0,80,90/);
+  });
+
+  it("plots a per-profile value against the profiles' own time, the fills left out", async (t) => {
+    const page = await newPage(t, "?url=collections/argo&tab=across&mode=values&variable=TEMP");
+    await page.waitForSelector('#across-plot[data-ready="TEMP"]', WAIT);
+    assert.deepEqual(await page.$$eval(".point input", (els) => els.map((e) => e.value)), ["0", "0"], "a profile's surface");
+    assert.equal(await page.inputValue("#across-view .x"), "time:JULD");
+    const argo = await sample("argo");
+    const want = await argo.readAcross("TEMP", { start: [0, 0], shape: [1, 1] });
+    const kept = want.datasets.filter((_, k) => want.data[k] !== 99_999);
+    assert.ok(kept.length < want.datasets.length, "some surface values are 99999");
+    const drawn = await page.evaluate(() => document.querySelector("#across-plot").drawn.names);
+    assert.deepEqual([...drawn].sort(), [...kept].sort());
+    assert.equal(await page.getAttribute("#across-plot", "data-style"), "points");
+  });
+
+  it("maps LONGITUDE against LATITUDE of every profile with readAcross", async (t) => {
+    const page = await newPage(t, "?url=collections/argo&tab=across&mode=map");
+    await page.waitForSelector('#across-plot[data-ready="LONGITUDE,LATITUDE"]', WAIT);
+    assert.equal(await page.getAttribute("#across-plot", "data-geo"), "true");
+    const argo = await sample("argo");
+    const [lon, lat] = await Promise.all([argo.readAcross("LONGITUDE"), argo.readAcross("LATITUDE")]);
+    const drawn = await page.evaluate(() => {
+      const d = document.querySelector("#across-plot").drawn;
+      return { x: d.x, y: d.y, names: d.names };
+    });
+    assert.equal(drawn.names.length, 160);
+    assert.deepEqual(drawn.names, lon.datasets);
+    assert.deepEqual(drawn.x, Array.from(lon.data));
+    assert.deepEqual(drawn.y, Array.from(lat.data));
+    assert.match(page.url(), /mode=map&map=LONGITUDE,LATITUDE|map=LONGITUDE,LATITUDE/);
+    await docShot(page, "map", "#across-view");
+
+    // Clicking a point opens its profile.
+    const box = JSON.parse(await page.getAttribute("canvas.scatter", "data-box"));
+    const at = await page.locator("canvas.scatter").boundingBox();
+    const k = 7;
+    const px = at.x + box.left + ((drawn.x[k] - box.x0) / (box.x1 - box.x0)) * box.width;
+    const py = at.y + box.top + box.height - ((drawn.y[k] - box.y0) / (box.y1 - box.y0)) * box.height;
+    await page.mouse.move(px, py);
+    assert.match(await page.textContent("#across-plot .readout"), new RegExp(`^${drawn.names[k]} · LONGITUDE`));
+    await page.mouse.click(px, py);
+    await page.waitForFunction((name) => document.querySelector(".ds-head h2")?.textContent === name, drawn.names[k], WAIT);
+    await page.waitForSelector('#plot[data-kind="profile"]', WAIT);
+  });
+
+  it("opens a local data.atlas chosen in the file picker", async (t) => {
+    const page = await newPage(t, "");
+    await page.waitForSelector(".empty a.sample");
+    await page.setInputFiles("#file", join(SAMPLES, "argo", "data.atlas"));
+    assert.equal(await rowCount(page, 161), "161 of 161 datasets");
+    assert.match(await page.textContent("#status b"), /^data\.atlas \(local file\)$/);
+    await page.waitForSelector('#plot[data-ready="TEMP"][data-kind="profile"]', WAIT);
+    const first = await page.evaluate(() => document.querySelector("#plot").drawn.y.find((v) => v !== null));
+    const temp = (await (await sample("argo")).dataset("R6903000_001").read("TEMP")).data;
+    assert.ok(Number.isFinite(first));
+    assert.ok(Array.from(temp).includes(first), "the drawn values come from the picked file");
+    assert.ok(!page.url().includes("url="), "a local file has no shareable URL");
+    // Reads went through the Blob source, which the meter counts like requests.
+    assert.ok((await page.evaluate(() => window.dashboard.meter.requests)) >= 2);
+    await docShot(page, "file-picker", "main");
   });
 });
