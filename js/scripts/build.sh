@@ -26,7 +26,11 @@ wasm_opt="$js/node_modules/.bin/wasm-opt"
 
 command -v clang >/dev/null || { echo "build.sh: clang is needed to compile libzstd for wasm32: apt-get install clang" >&2; exit 1; }
 
-cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd
+# Panic locations carry source paths: keep the builder's home and checkout
+# out of the shipped module (and its bytes out of the size budget).
+registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=crates --remap-path-prefix=$root=atlas-wasm" \
+  cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd
 rm -rf "$js/pkg" "$js/dist"
 wasm-bindgen --target web --out-dir "$js/pkg" --out-name atlas_wasm \
   "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm.wasm"

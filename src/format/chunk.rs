@@ -28,6 +28,9 @@ macro_rules! le_element {
     ($($ty:ty),*) => {$(
         impl LeElement for $ty {
             const WIDTH: usize = std::mem::size_of::<$ty>();
+            // Inlined even in size-optimised builds: a call per element is
+            // most of the cost of decoding an answer.
+            #[inline(always)]
             fn read(bytes: &[u8]) -> Self {
                 let mut raw = [0u8; std::mem::size_of::<$ty>()];
                 raw.copy_from_slice(bytes);

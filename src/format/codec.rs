@@ -25,7 +25,8 @@ pub fn decompress_block(
         CodecId::Named(name) if name == "zstd" => {
             let limit = usize::try_from(uncompressed_size)
                 .map_err(|_| Error::TooLarge(format!("a block of {uncompressed_size} bytes")))?;
-            zstd_decompress(compressed, limit)?
+            // Here the limit is the size the block table declares: more is a lie.
+            zstd_inflate(compressed, limit, Error::corrupt)?
         }
         CodecId::Named(name) if name == "lz4" => lz4_decompress(compressed, uncompressed_size)?,
         CodecId::Named(name) => {
@@ -44,15 +45,23 @@ pub fn decompress_block(
 }
 
 /// Decodes a zstd stream (one or more frames), refusing more than `limit`
-/// bytes of output. The one place that picks the zstd decoder: libzstd's
+/// bytes of output ([`Error::TooLarge`]). The one place that picks the zstd decoder: libzstd's
 /// (C) where it is built in — natively always, in wasm with the `libzstd`
 /// feature — and ruzstd (pure Rust) otherwise. docs/benchmarks.md has the
 /// measurements behind the choice.
 pub fn zstd_decompress(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
+    zstd_inflate(compressed, limit, |m| Error::TooLarge(m))
+}
+
+/// Output past the limit is what `past` says it is: a block's limit is the
+/// size its table declares (past it, a lie); a footer's is the budget.
+type PastLimit = fn(String) -> Error;
+
+fn zstd_inflate(compressed: &[u8], limit: usize, past: PastLimit) -> Result<Vec<u8>> {
     #[cfg(any(feature = "libzstd", not(target_arch = "wasm32")))]
-    return zstd_libzstd(compressed, limit);
+    return zstd_libzstd(compressed, limit, past);
     #[cfg(not(any(feature = "libzstd", not(target_arch = "wasm32"))))]
-    return zstd_ruzstd(compressed, limit);
+    return zstd_ruzstd(compressed, limit, past);
 }
 
 /// zstd cannot expand input by more than this factor: its densest block is
@@ -65,14 +74,14 @@ const ZSTD_MAX_RATIO: usize = 32 * 1024;
 /// an honest block decodes in one pass into one allocation; past that it
 /// grows only as real output arrives.
 #[cfg(any(feature = "libzstd", not(target_arch = "wasm32")))]
-pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
+pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize, past: PastLimit) -> Result<Vec<u8>> {
     use zstd_safe::{DCtx, InBuffer, OutBuffer};
 
     let corrupt = |code| Error::corrupt(format!("zstd data: {}", zstd_safe::get_error_name(code)));
     let ceiling = limit.min(compressed.len().saturating_mul(ZSTD_MAX_RATIO));
     let first_guess = match zstd_safe::get_frame_content_size(compressed) {
         Ok(Some(size)) if size > limit as u64 => {
-            return Err(Error::corrupt(format!(
+            return Err(past(format!(
                 "zstd data expands past the {limit} bytes declared (its frame says {size})"
             )))
         }
@@ -94,7 +103,7 @@ pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
                 // Full at the limit: a one-byte scratch buffer tells whether
                 // more would come, without growing `out` past the limit (a
                 // reallocation then would hold twice the limit at once).
-                return finish_at_limit(&mut dctx, &mut input, compressed.len(), limit)
+                return finish_at_limit(&mut dctx, &mut input, compressed.len(), limit, past)
                     .map(|()| out);
             }
             let more = grown_capacity(out.capacity(), limit) - out.len();
@@ -139,6 +148,7 @@ fn finish_at_limit(
     input: &mut zstd_safe::InBuffer<'_>,
     total: usize,
     limit: usize,
+    past: PastLimit,
 ) -> Result<()> {
     let mut scratch = [0u8; 1];
     loop {
@@ -148,7 +158,7 @@ fn finish_at_limit(
             Error::corrupt(format!("zstd data: {}", zstd_safe::get_error_name(code)))
         })?;
         if probe.pos() > 0 {
-            return Err(Error::corrupt(format!(
+            return Err(past(format!(
                 "zstd data expands past the {limit} bytes declared"
             )));
         }
@@ -166,7 +176,7 @@ fn finish_at_limit(
     any(feature = "libzstd", not(target_arch = "wasm32")),
     allow(dead_code)
 )]
-pub(crate) fn zstd_ruzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
+pub(crate) fn zstd_ruzstd(compressed: &[u8], limit: usize, past: PastLimit) -> Result<Vec<u8>> {
     let mut input = compressed;
     let mut out = Vec::new();
     // A frame's window is allocated up front from its header: hold it to the
@@ -177,7 +187,7 @@ pub(crate) fn zstd_ruzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
             ruzstd::decoding::StreamingDecoder::new_with_max_window_size(&mut input, max_window)
                 .map_err(|e| match e {
                     ruzstd::decoding::errors::FrameDecoderError::WindowSizeTooBig { .. } => {
-                        Error::corrupt(format!(
+                        past(format!(
                             "zstd data expands past the {limit} bytes declared (its window: {e})"
                         ))
                     }
@@ -187,13 +197,13 @@ pub(crate) fn zstd_ruzstd(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
         // or exactly how much to reserve (0 means not declared).
         let declared = decoder.decoder.content_size();
         if declared > (limit - out.len()) as u64 {
-            return Err(Error::corrupt(format!(
+            return Err(past(format!(
                 "zstd data expands past the {limit} bytes declared (its frame says {declared})"
             )));
         }
         out.reserve_exact(declared as usize);
         if read_capped(&mut decoder, &mut out, limit)? {
-            return Err(Error::corrupt(format!(
+            return Err(past(format!(
                 "zstd data expands past the {limit} bytes declared"
             )));
         }
@@ -318,8 +328,10 @@ pub(crate) mod tests {
             zstd_safe::get_frame_content_size(&streamed),
             Ok(None)
         ));
-        type Decode = fn(&[u8], usize) -> Result<Vec<u8>>;
-        for decode in [zstd_libzstd as Decode, zstd_ruzstd] {
+        type Decode = fn(&[u8], usize, PastLimit) -> Result<Vec<u8>>;
+        for inflate in [zstd_libzstd as Decode, zstd_ruzstd] {
+            // As blocks decode: output past the declared size is corruption.
+            let decode = |bytes: &[u8], limit| inflate(bytes, limit, Error::corrupt);
             assert_eq!(decode(&one, data.len()).unwrap(), data);
             assert_eq!(decode(&streamed, data.len()).unwrap(), data);
             let joined = decode(&two, data.len() + 1000).unwrap();
@@ -331,6 +343,9 @@ pub(crate) mod tests {
             }
             assert!(decode(&one, data.len() - 1).is_err());
             assert_eq!(decode(&[], 10).unwrap(), Vec::<u8>::new());
+            // As footers decode: past the limit is the budget's business.
+            let past_budget = inflate(&one, data.len() - 1, |m| Error::TooLarge(m));
+            assert_eq!(past_budget.unwrap_err().code(), "TooLarge");
         }
     }
 

@@ -109,7 +109,7 @@ impl CollectionFooter {
     pub fn decode(bytes: &[u8], container_size: u64, budget: u64) -> Result<Self> {
         let limit = usize::try_from(budget.min(MAX_FOOTER_BYTES as u64)).unwrap_or(usize::MAX);
         let packed = crate::format::codec::zstd_decompress(bytes, limit).map_err(|e| match e {
-            Error::CorruptCollection(m) if m.contains("expands past") => {
+            Error::TooLarge(_) => {
                 over_budget("the collection footer, inflated,", limit as u64 + 1, budget)
             }
             e => Error::corrupt(format!("the footer is not valid zstd: {e}")),

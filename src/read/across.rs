@@ -17,7 +17,7 @@ use crate::format::segment::ArrayMeta;
 use crate::read::array::{ArrayData, NdArray};
 use crate::read::atlas::Atlas;
 use crate::read::cache::Block;
-use crate::read::window::{check_declared_dtype, Plan};
+use crate::read::window::{check_declared_dtype, element_width, Plan};
 
 /// What [`Atlas::read_stacked`] reads.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -93,6 +93,11 @@ pub trait StackSink {
     fn begin(&mut self, layout: &StackedLayout) -> Result<()>;
     /// One dataset's part, in answer order: `layout.part_len()` elements of `layout.dtype`.
     fn append(&mut self, part: ArrayData) -> Result<()>;
+    /// One part of a fixed-width dtype as its little-endian bytes, as the
+    /// format stores them; a sink that can take bytes skips the conversion.
+    fn append_le(&mut self, dtype: &DType, bytes: &[u8]) -> Result<()> {
+        self.append(ArrayData::from_le_bytes(dtype, bytes)?)
+    }
 }
 
 /// One dataset's part, planned.
@@ -227,8 +232,11 @@ impl Atlas {
         let mut failed: Option<Error> = None;
         let mut build_ready = |held: &mut HashMap<u32, Block>| -> Result<()> {
             while built < parts.len() && needs[built].iter().all(|id| held.contains_key(id)) {
-                let part = &parts[built];
-                sink.append(part.plan.assemble(part.meta, held)?.data)?;
+                let Part { meta, plan, .. } = &parts[built];
+                match element_width(meta) {
+                    Some(_) => sink.append_le(&meta.dtype, &plan.assemble_le(meta, held)?)?,
+                    None => sink.append(plan.assemble(meta, held)?.data)?,
+                }
                 for id in &needs[built] {
                     if last_use[id] == built {
                         held.remove(id);

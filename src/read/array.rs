@@ -2,6 +2,7 @@
 //! time ([`NdArray`]), or at compile time ([`TypedArray`]).
 
 use crate::error::{Error, Result};
+use crate::format::chunk::{decode_elements, LeElement};
 use crate::format::dtype::DType;
 
 /// The elements of an array, in C order, one variant per element type.
@@ -60,6 +61,32 @@ impl ArrayData {
     /// True when there are no elements.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Builds typed elements from little-endian bytes of a fixed-width `dtype`.
+    pub(crate) fn from_le_bytes(dtype: &DType, bytes: &[u8]) -> Result<ArrayData> {
+        fn each<T: LeElement>(bytes: &[u8]) -> Vec<T> {
+            decode_elements(bytes).collect()
+        }
+        Ok(match dtype {
+            DType::Bool => ArrayData::Bool(bytes.iter().map(|&b| b != 0).collect()),
+            DType::Int8 => ArrayData::Int8(bytes.iter().map(|&b| b as i8).collect()),
+            DType::UInt8 => ArrayData::UInt8(bytes.to_vec()),
+            DType::Int16 => ArrayData::Int16(each(bytes)),
+            DType::UInt16 => ArrayData::UInt16(each(bytes)),
+            DType::Int32 => ArrayData::Int32(each(bytes)),
+            DType::UInt32 => ArrayData::UInt32(each(bytes)),
+            DType::Float32 => ArrayData::Float32(each(bytes)),
+            DType::Int64 => ArrayData::Int64(each(bytes)),
+            DType::UInt64 => ArrayData::UInt64(each(bytes)),
+            DType::Float64 => ArrayData::Float64(each(bytes)),
+            DType::TimestampNs => ArrayData::TimestampNs(each(bytes)),
+            other => {
+                return Err(Error::InvalidArgument(format!(
+                    "{other} is not a fixed-width scalar type"
+                )))
+            }
+        })
     }
 }
 

@@ -5,8 +5,8 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
-use crate::format::budget::check;
-use crate::format::chunk::{fill_element, split_offsets_exact, LeElement};
+use crate::format::budget::over_budget;
+use crate::format::chunk::{fill_element, split_offsets_exact};
 use crate::format::dtype::DType;
 use crate::format::segment::{ArrayMeta, ChunkAddress};
 use crate::nd::for_each_run;
@@ -55,14 +55,15 @@ impl Plan {
         let count = window.element_count()?;
         // Variable-length items cost at least a slice header each while assembling.
         let per_element = meta.dtype.element_size().unwrap_or(24) as u64;
-        check(
-            count.saturating_mul(per_element),
-            limit,
-            &format!(
+        let bytes = count.saturating_mul(per_element);
+        if bytes > limit {
+            // Formatted only here: a stacked read plans thousands of windows.
+            let what = format!(
                 "a window of shape {:?} of '{}' ({count} elements of {}; read smaller windows)",
                 window.shape, meta.name, meta.dtype
-            ),
-        )?;
+            );
+            return Err(over_budget(&what, bytes, limit));
+        }
         let chunks = window
             .chunks(meta)
             .into_iter()
@@ -93,34 +94,9 @@ impl Plan {
             let from = address.offset as usize;
             &block[from..from + address.size as usize]
         };
-        let data = match meta.dtype.element_size() {
-            Some(_) if !matches!(meta.dtype, DType::FixedSizeList { .. }) => {
-                let fill = fill_element(&meta.dtype, meta.fill_value.as_ref()).unwrap_or_default();
-                let parts = chunks.iter().map(|(c, a)| (c.as_slice(), chunk_bytes(a)));
-                macro_rules! typed {
-                    ($($dtype:ident => $variant:ident($ty:ty)),*) => {
-                        match meta.dtype {
-                            $(DType::$dtype => ArrayData::$variant(
-                                self.assemble_fixed::<$ty>(meta, parts, <$ty>::read(&fill))?,
-                            ),)*
-                            // Stored as one byte each, like uint8.
-                            DType::Bool => ArrayData::Bool(
-                                self.assemble_fixed::<u8>(meta, parts, fill[0])?
-                                    .into_iter()
-                                    .map(|b| b != 0)
-                                    .collect(),
-                            ),
-                            _ => unreachable_dtype(&meta.dtype)?,
-                        }
-                    };
-                }
-                typed!(
-                    Int8 => Int8(i8), Int16 => Int16(i16), Int32 => Int32(i32), Int64 => Int64(i64),
-                    UInt8 => UInt8(u8), UInt16 => UInt16(u16), UInt32 => UInt32(u32), UInt64 => UInt64(u64),
-                    Float32 => Float32(f32), Float64 => Float64(f64), TimestampNs => TimestampNs(i64)
-                )
-            }
-            _ if matches!(meta.dtype, DType::String | DType::Binary) => {
+        let data = match element_width(meta) {
+            Some(_) => ArrayData::from_le_bytes(&meta.dtype, &self.assemble_le(meta, blocks)?)?,
+            None if matches!(meta.dtype, DType::String | DType::Binary) => {
                 let count = usize::try_from(count).map_err(|_| too_large(window))?;
                 let mut out: Vec<&[u8]> = Vec::new();
                 out.try_reserve_exact(count)
@@ -160,43 +136,87 @@ impl Plan {
 }
 
 impl Plan {
-    /// The answer of a fixed-width dtype, decoded from each chunk's bytes
-    /// straight into place: one pass over the touched bytes, and the fill
-    /// written once, where no chunk lands.
-    fn assemble_fixed<'b, T: LeElement>(
+    /// A fixed-width answer as its little-endian bytes, built by whole runs
+    /// (one `memory.copy` each in wasm); the fill is written only when some
+    /// cell has no chunk.
+    pub(crate) fn assemble_le(
         &self,
         meta: &ArrayMeta,
-        chunks: impl Iterator<Item = (&'b [u32], &'b [u8])>,
-        fill: T,
-    ) -> Result<Vec<T>> {
+        blocks: &HashMap<u32, Block>,
+    ) -> Result<Vec<u8>> {
         let window = &self.window;
-        let count = usize::try_from(self.count).map_err(|_| too_large(window))?;
-        let mut out: Vec<T> = Vec::new();
-        out.try_reserve_exact(count)
+        let size = element_width(meta)
+            .ok_or_else(|| Error::InvalidArgument(format!("{} is not fixed-width", meta.dtype)))?;
+        let total = self
+            .count
+            .checked_mul(size as u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| too_large(window))?;
+        let mut out: Vec<u8> = Vec::new();
+        out.try_reserve_exact(total)
             .map_err(|_| too_large(window))?;
-        out.resize(count, fill);
-        let width = T::WIDTH as u64;
-        for (coord, bytes) in chunks {
-            let stored =
-                window.stored_dims(meta, coord, bytes.len() as u64, |n| n.checked_mul(width))?;
-            window.for_each_run(meta, coord, &stored, |src, dst, run| {
-                let from = &bytes[src * T::WIDTH..(src + run) * T::WIDTH];
-                for (slot, raw) in out[dst..dst + run]
-                    .iter_mut()
-                    .zip(from.chunks_exact(T::WIDTH))
-                {
-                    *slot = T::read(raw);
-                }
-            });
+        out.resize(total, 0);
+        if self.copy_runs(meta, blocks, size, &mut out)? < total {
+            let fill = fill_element(&meta.dtype, meta.fill_value.as_ref()).unwrap_or_default();
+            if fill.iter().any(|&b| b != 0) {
+                // Chunks never overlap, so fewer bytes than the answer means
+                // cells no chunk holds: fill everything, then the chunks again.
+                fill_with(&mut out, &fill);
+                self.copy_runs(meta, blocks, size, &mut out)?;
+            }
         }
         Ok(out)
     }
+
+    /// Copies every chunk's runs of `size`-byte elements into `out`; answers
+    /// the bytes written.
+    fn copy_runs(
+        &self,
+        meta: &ArrayMeta,
+        blocks: &HashMap<u32, Block>,
+        size: usize,
+        out: &mut [u8],
+    ) -> Result<usize> {
+        let mut written = 0;
+        for (coord, address) in &self.chunks {
+            let block = &blocks[&address.block_id.0];
+            let from = address.offset as usize;
+            let bytes = &block[from..from + address.size as usize];
+            let stored = self
+                .window
+                .stored_dims(meta, coord, bytes.len() as u64, |n| {
+                    n.checked_mul(size as u64)
+                })?;
+            self.window
+                .for_each_run(meta, coord, &stored, |src, dst, run| {
+                    let (src, dst, run) = (src * size, dst * size, run * size);
+                    out[dst..dst + run].copy_from_slice(&bytes[src..src + run]);
+                    written += run;
+                });
+        }
+        Ok(written)
+    }
 }
 
-fn unreachable_dtype(dtype: &DType) -> Result<ArrayData> {
-    Err(Error::InvalidArgument(format!(
-        "reading {dtype} arrays is not supported"
-    )))
+/// Bytes per element when `meta`'s answer is fixed-width elements.
+pub(crate) fn element_width(meta: &ArrayMeta) -> Option<usize> {
+    match meta.dtype {
+        DType::FixedSizeList { .. } => None,
+        ref dtype => dtype.element_size(),
+    }
+}
+
+/// Repeats `pattern` over `out` by doubling copies (a few large copies, not
+/// one per element).
+fn fill_with(out: &mut [u8], pattern: &[u8]) {
+    let first = pattern.len().min(out.len());
+    out[..first].copy_from_slice(&pattern[..first]);
+    let mut done = first;
+    while done > 0 && done < out.len() {
+        let n = done.min(out.len() - done);
+        out.copy_within(..n, done);
+        done += n;
+    }
 }
 
 struct Window {

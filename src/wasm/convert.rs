@@ -221,6 +221,8 @@ pub(crate) fn schema(schema: SchemaView<'_>) -> JsValue {
 #[derive(Default)]
 pub(crate) struct JsStack {
     elements: Option<JsValue>,
+    /// The bytes of `elements` when it is a typed array, for little-endian parts.
+    bytes: Option<js_sys::Uint8Array>,
     filled: u32,
     total: u32,
 }
@@ -276,6 +278,31 @@ impl StackSink for JsStack {
             // Strings and byte strings are one JavaScript value each.
             _ => Array::new_with_length(n).into(),
         });
+        self.bytes = match layout.dtype.element_size() {
+            // Every typed array above owns its buffer from byte 0.
+            Some(_) => self.elements.as_ref().map(|e| {
+                js_sys::Uint8Array::new(&e.unchecked_ref::<js_sys::Uint8Array>().buffer())
+            }),
+            None => None,
+        };
+        Ok(())
+    }
+
+    fn append_le(&mut self, dtype: &DType, part: &[u8]) -> Result<()> {
+        let (Some(view), Some(width), false) =
+            (&self.bytes, dtype.element_size(), *dtype == DType::Bool)
+        else {
+            // Booleans are normalised to 0 and 1 on the way.
+            return self.append(crate::read::ArrayData::from_le_bytes(dtype, part)?);
+        };
+        let len = (part.len() / width) as u64;
+        let from = u64::from(self.filled);
+        if part.len() % width != 0 || from + len > u64::from(self.total) {
+            return Err(Error::corrupt("a stacked part longer than its frame"));
+        }
+        let at = (from * width as u64) as u32;
+        view.subarray(at, at + part.len() as u32).copy_from(part);
+        self.filled += len as u32;
         Ok(())
     }
 
