@@ -242,3 +242,49 @@ fn damaged_shards_are_corrupt_not_panics() {
         assert_eq!(err.code(), "Corrupt", "{name}: {err}");
     }
 }
+
+/// The numbers docs/atria.md quotes: requests and bytes to resolve every
+/// pointer of the corpus, the right ones and the wrong ones.
+#[test]
+fn what_resolving_the_corpus_costs() {
+    let Some(dir) = corpus() else { return };
+    let store = CountingStore::new(config(dir));
+    let shards = TarShards::new(store.clone());
+    let all: Vec<Json> = SPLITS.iter().flat_map(|s| rows(dir, s)).collect();
+    let (good, bad): (Vec<&Json>, Vec<&Json>) = all.iter().partition(|r| r["defect"].is_null());
+    let resolve = |rows: &[&Json]| {
+        let (r0, b0) = (store.requests(), store.bytes());
+        let mut payload = 0;
+        for row in rows {
+            let name = row["expected"]["name"].as_str().unwrap();
+            let content = block_on(shards.content(row["pointer"].as_str().unwrap(), name)).unwrap();
+            payload += content.bytes.len() as u64;
+        }
+        (store.requests() - r0, store.bytes() - b0, payload)
+    };
+    let (requests, bytes, payload) = resolve(&good);
+    eprintln!(
+        "verified: {} pointers, {requests} requests, {bytes} bytes for {payload} bytes of members",
+        good.len()
+    );
+    assert_eq!(requests, good.len());
+    assert!(bytes <= payload + 2048 * good.len() as u64);
+    let shard_count: usize = SPLITS
+        .iter()
+        .map(|s| {
+            expected(dir)["tar"][*s]["shards"]
+                .as_object()
+                .unwrap()
+                .len()
+        })
+        .sum();
+    let (requests, bytes, payload) = resolve(&bad);
+    eprintln!(
+        "recovered: {} pointers, {requests} requests, {bytes} bytes for {payload} bytes of members \
+         ({shard_count} shards in the corpus)",
+        bad.len()
+    );
+    // Per bad pointer: the failed read and the member's read, plus one
+    // index read per shard searched (kept for the next pointer).
+    assert!(requests <= 2 * bad.len() + 2 * shard_count);
+}

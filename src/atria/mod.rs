@@ -1,4 +1,4 @@
-//! Atria dataset caches, read through the same [`ByteSource`]s as ATLAS
+//! Atria dataset caches, read through the same [`ByteSource`](crate::ByteSource)s as ATLAS
 //! (feature `atria`; see docs/atria.md).
 //!
 //! Atria keeps a split's binary content in two layouts:

@@ -8,13 +8,17 @@ use crate::source::ByteSource;
 
 use super::pointer::{Check, Defect, MemberRef, Pointer};
 use super::store::{check_relative, Store};
-use super::tar_header::{padded, parse_block, parse_extended, Block, Extended, Header, BLOCK};
+use super::tar_header::{
+    padded, parse_block, parse_extended, Block, Extended, Header, BLOCK, MAX_EXTENDED,
+};
 use super::tar_index::{Sample, ShardIndex};
 
 /// How far before a pointer's offset its one read starts: the member's
-/// header block, and before it a PAX header with up to 7 KiB of records
-/// (Python writes one block of records for any name under ~400 bytes).
-pub const LOOKBEHIND: u64 = 8 << 10;
+/// header block, and before it a PAX header with up to 1 KiB of records
+/// (Python's records for a name of under ~1,000 bytes, with its `mtime`).
+/// Where the name found there is not the expected one and no PAX header was
+/// in reach, one more read of up to 64 KiB makes sure.
+pub(crate) const LOOKBEHIND: u64 = 2 << 10;
 
 /// A member's bytes and how they were found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -202,7 +206,16 @@ impl TarShards {
             }
             Block::Header(h) => h,
         };
-        let extended = extended_before(&window, start, p.offset - BLOCK);
+        let header_at = p.offset - BLOCK;
+        let mut extended = extended_before(&window, start, header_at);
+        let ustar_name = String::from_utf8_lossy(&header.name);
+        if extended.is_none() && start > 0 && ustar_name != expected {
+            // A long name's PAX header may begin before the window.
+            let far = header_at.saturating_sub(MAX_EXTENDED + BLOCK);
+            let before = read_window(source.as_ref(), far, header_at).await?;
+            extended = extended_before(&before, far, header_at);
+        }
+        let extended = extended.unwrap_or_default();
         let name = extended.path.unwrap_or(header.name);
         let name = String::from_utf8_lossy(&name).into_owned();
         let size = extended.size.unwrap_or(header.size);
@@ -237,7 +250,7 @@ async fn read_window(source: &dyn ByteSource, start: u64, end: u64) -> Result<Ve
 /// The extended header that ends right before the header at `header_at`, if
 /// the window holds one: the nearest block back that is an extended header
 /// whose records fill exactly the blocks up to `header_at`.
-fn extended_before(window: &[u8], start: u64, header_at: u64) -> Extended {
+fn extended_before(window: &[u8], start: u64, header_at: u64) -> Option<Extended> {
     let mut ext = Extended::default();
     let mut records = BLOCK;
     while let Some(at) = header_at
@@ -251,12 +264,12 @@ fn extended_before(window: &[u8], start: u64, header_at: u64) -> Extended {
                 // Damaged records leave the name unknown: the ustar name is
                 // then compared, and a mismatch reported.
                 let _ = parse_extended(&h, data, &mut ext);
-                return ext;
+                return Some(ext);
             }
         }
         records += BLOCK;
     }
-    ext
+    None
 }
 
 fn is_extended_of(h: &Header, records: u64) -> bool {
@@ -276,6 +289,48 @@ pub(crate) fn next_shard(shard: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::atria::tar_header::tests::header_block;
+    use crate::source::{CountingSource, MemorySource, RequestLog};
+
+    /// A shard of one member whose PAX `path` record is `name_len` bytes.
+    fn long_name_shard(name: &str) -> (Vec<u8>, u64) {
+        let record = format!(" path={name}\n");
+        let mut len = record.len() + 1;
+        while format!("{len}{record}").len() != len {
+            len += 1;
+        }
+        let records = format!("{len}{record}");
+        let mut tar = header_block(b"././@PaxHeader", records.len() as u64, b'x');
+        tar.extend_from_slice(records.as_bytes());
+        tar.resize(padded(tar.len() as u64) as usize, 0);
+        tar.extend(header_block(b"mangled", 5, b'0'));
+        let offset = tar.len() as u64;
+        tar.extend_from_slice(b"hello");
+        tar.resize(padded(tar.len() as u64) as usize + 1024, 0);
+        (tar, offset)
+    }
+
+    fn counted(tar: Vec<u8>) -> (TarShards, RequestLog) {
+        let source = Arc::new(CountingSource::new(MemorySource::new(tar)));
+        let log = source.log();
+        let store = move |_: &str| -> Result<Arc<dyn ByteSource>> { Ok(source.clone()) };
+        (TarShards::new(store), log)
+    }
+
+    #[test]
+    fn a_name_whose_pax_header_is_out_of_reach_costs_a_second_read() {
+        for (name_len, requests) in [(200, 1), (5000, 2)] {
+            let name = format!("{}.png", "n".repeat(name_len));
+            let (tar, offset) = long_name_shard(&name);
+            let (shards, log) = counted(tar);
+            let pointer = format!("s/0-0.tar?offset={offset}&length=5");
+            let bytes = futures_executor::block_on(shards.read(&pointer, &name)).unwrap();
+            assert_eq!(
+                (bytes.as_slice(), log.requests()),
+                (&b"hello"[..], requests)
+            );
+        }
+    }
 
     #[test]
     fn the_next_shard_keeps_worker_and_width() {

@@ -206,7 +206,7 @@ fn parse_pax(mut data: &[u8], into: &mut Extended) -> Result<()> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A ustar header block as Python writes one.
