@@ -79,6 +79,16 @@ pub enum Error {
     /// A bug in this library: a panic, caught at the JavaScript boundary
     /// before it could take the page or the isolate down. Please report it.
     Internal(String),
+    /// An Atria content pointer (`shard.tar?offset=O&length=L`) does not
+    /// name the member its row expects, and the member could not be found
+    /// by name either; the message says what the pointer does reach.
+    BadPointer(String),
+    /// A table or cache declares a protocol version or feature this reader
+    /// cannot honour (e.g. a Delta Lake reader feature).
+    UnsupportedProtocol(String),
+    /// An Atria cache file (a TAR shard, a msgpack shard or its sidecars) is
+    /// damaged: a header, checksum, offset table or record does not decode.
+    Corrupt(String),
 }
 
 /// Every [`Error::code`], in declaration order: the one list that
@@ -105,6 +115,9 @@ const CODES: &[&str] = &[
     "TooLarge",
     "InvalidArgument",
     "Internal",
+    "BadPointer",
+    "UnsupportedProtocol",
+    "Corrupt",
 ];
 
 impl Error {
@@ -135,6 +148,9 @@ impl Error {
             Error::TooLarge(_) => "TooLarge",
             Error::InvalidArgument(_) => "InvalidArgument",
             Error::Internal(_) => "Internal",
+            Error::BadPointer(_) => "BadPointer",
+            Error::UnsupportedProtocol(_) => "UnsupportedProtocol",
+            Error::Corrupt(_) => "Corrupt",
         }
     }
 
@@ -172,6 +188,9 @@ impl Error {
             "TooLarge" => Error::TooLarge(message),
             "InvalidArgument" => Error::InvalidArgument(message),
             "Internal" => Error::Internal(message),
+            "BadPointer" => Error::BadPointer(message),
+            "UnsupportedProtocol" => Error::UnsupportedProtocol(message),
+            "Corrupt" => Error::Corrupt(message),
             _ => return None,
         })
     }
@@ -228,6 +247,9 @@ impl fmt::Display for Error {
             Error::TooLarge(m) => write!(f, "too large: {m}"),
             Error::InvalidArgument(m) => write!(f, "invalid argument: {m}"),
             Error::Internal(m) => write!(f, "internal error in atlas-wasm (please report it): {m}"),
+            Error::BadPointer(m) => write!(f, "bad pointer: {m}"),
+            Error::UnsupportedProtocol(m) => write!(f, "unsupported protocol: {m}"),
+            Error::Corrupt(m) => write!(f, "corrupt: {m}"),
         }
     }
 }
@@ -287,6 +309,9 @@ mod tests {
             Error::TooLarge(m()),
             Error::InvalidArgument(m()),
             Error::Internal(m()),
+            Error::BadPointer(m()),
+            Error::UnsupportedProtocol(m()),
+            Error::Corrupt(m()),
         ]
     }
 

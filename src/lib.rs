@@ -97,6 +97,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "atria")]
+pub mod atria;
 #[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;

@@ -4,7 +4,8 @@
  * index.d.ts's `AtlasErrorCode`). The transport codes an HTTP source
  * throws: RangeNotSupported (a 200 or another range than asked),
  * ContentEncoded (a compressed 206), HttpStatus (with `status`), Network,
- * Timeout.
+ * Timeout. BadPointer, UnsupportedProtocol and Corrupt come from the Atria
+ * cache readers (Rust `atlas_wasm::atria`, feature `atria`).
  */
 export const CODES = Object.freeze([
   "NotAnAtlasCollection",
@@ -27,6 +28,9 @@ export const CODES = Object.freeze([
   "TooLarge",
   "InvalidArgument",
   "Internal",
+  "BadPointer",
+  "UnsupportedProtocol",
+  "Corrupt",
 ]);
 
 /**

@@ -22,7 +22,10 @@ export type AtlasErrorCode =
   | "Aborted"
   | "TooLarge"
   | "InvalidArgument"
-  | "Internal";
+  | "Internal"
+  | "BadPointer"
+  | "UnsupportedProtocol"
+  | "Corrupt";
 
 export class AtlasError extends Error {
   constructor(message: string, code: AtlasErrorCode, options?: { cause?: unknown; status?: number });

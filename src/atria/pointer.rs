@@ -1,0 +1,180 @@
+//! Atria's content pointers, and what checking one found.
+
+use std::fmt;
+
+use crate::error::{Error, Result};
+
+use super::store::check_relative;
+
+/// `shards/{split}/{worker:06d}-{shard:06d}.tar?offset=O&length=L`: the
+/// member's data starts at byte `O` of the shard and is `L` bytes long.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pointer {
+    /// The shard's path relative to the cache.
+    pub shard: String,
+    /// Where the member's data starts.
+    pub offset: u64,
+    /// The member's size.
+    pub length: u64,
+}
+
+impl Pointer {
+    /// Parses a pointer; anything else is [`Error::InvalidArgument`] (a plain
+    /// relative path is not a pointer).
+    pub fn parse(text: &str) -> Result<Pointer> {
+        let bad = |why: &str| Error::InvalidArgument(format!("'{text}' is not a pointer: {why}"));
+        let (shard, query) = text
+            .split_once('?')
+            .ok_or_else(|| bad("no '?offset=…&length=…'"))?;
+        check_relative(shard)?;
+        let (mut offset, mut length) = (None, None);
+        for pair in query.split('&') {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| bad("a bare query key"))?;
+            let number = value
+                .parse::<u64>()
+                .map_err(|_| bad(&format!("{key}={value} is not a byte count")))?;
+            let slot = match key {
+                "offset" => &mut offset,
+                "length" => &mut length,
+                _ => return Err(bad(&format!("unknown key '{key}'"))),
+            };
+            if slot.replace(number).is_some() {
+                return Err(bad(&format!("'{key}' given twice")));
+            }
+        }
+        let (Some(offset), Some(length)) = (offset, length) else {
+            return Err(bad("offset and length are both needed"));
+        };
+        if offset.checked_add(length).is_none() {
+            return Err(bad("offset + length overflows"));
+        }
+        Ok(Pointer {
+            shard: shard.to_string(),
+            offset,
+            length,
+        })
+    }
+}
+
+impl fmt::Display for Pointer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}?offset={}&length={}",
+            self.shard, self.offset, self.length
+        )
+    }
+}
+
+/// Why a pointer does not reach the member its row expects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Defect {
+    /// `offset + length` lies past the end of the shard.
+    PastEnd,
+    /// The offset is not on a 512-byte block boundary, where every member's
+    /// data starts.
+    Misaligned,
+    /// The block before the offset is not a member's header.
+    NoHeader {
+        /// What is there instead.
+        found: String,
+    },
+    /// The pointer reaches another member, or this member with another size.
+    OtherMember {
+        /// The member's name there.
+        name: String,
+        /// Its size.
+        size: u64,
+    },
+    /// The shard the pointer names does not exist.
+    NoShard,
+}
+
+impl fmt::Display for Defect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Defect::PastEnd => write!(f, "the range ends past the end of the shard"),
+            Defect::Misaligned => write!(f, "the offset is not on a 512-byte block boundary"),
+            Defect::NoHeader { found } => {
+                write!(
+                    f,
+                    "the block before the offset is {found}, not a member header"
+                )
+            }
+            Defect::OtherMember { name, size } => {
+                write!(f, "it reaches member '{name}' of {size} bytes")
+            }
+            Defect::NoShard => write!(f, "the shard does not exist"),
+        }
+    }
+}
+
+/// One member of a shard, located.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberRef {
+    /// The shard's path relative to the cache.
+    pub shard: String,
+    /// The member's name.
+    pub name: String,
+    /// Where its data starts in the shard.
+    pub offset: u64,
+    /// Its size.
+    pub size: u64,
+}
+
+/// What resolving a pointer found: `ok` when the pointer was right; else
+/// `defect` says why not, and `recovered` whether the member was found by
+/// name anyway (then `member` says where).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// The pointer as written in the table.
+    pub pointer: String,
+    /// True when the pointer reached the expected member.
+    pub ok: bool,
+    /// Why it did not.
+    pub defect: Option<Defect>,
+    /// True when the member was found by name after the pointer failed.
+    pub recovered: bool,
+    /// Where the bytes came from (absent when neither verified nor recovered).
+    pub member: Option<MemberRef>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointers_parse_and_print_back() {
+        let text = "shards/train/000000-000001.tar?offset=1536&length=37";
+        let p = Pointer::parse(text).unwrap();
+        assert_eq!(
+            (p.shard.as_str(), p.offset, p.length),
+            ("shards/train/000000-000001.tar", 1536, 37)
+        );
+        assert_eq!(p.to_string(), text);
+        assert_eq!(Pointer::parse("a.tar?length=2&offset=1").unwrap().offset, 1);
+    }
+
+    #[test]
+    fn malformed_pointers_are_invalid_arguments() {
+        for bad in [
+            "data/train/a.pdf",
+            "a.tar?offset=1",
+            "a.tar?offset=1&length=x",
+            "a.tar?offset=1&length=2&offset=3",
+            "a.tar?offset=-1&length=2",
+            "a.tar?offset=1&length=2&z=1",
+            "../a.tar?offset=1&length=2",
+            "a.tar?offset=18446744073709551615&length=2",
+        ] {
+            assert_eq!(
+                Pointer::parse(bad).unwrap_err().code(),
+                "InvalidArgument",
+                "{bad}"
+            );
+        }
+    }
+}
