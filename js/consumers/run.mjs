@@ -39,7 +39,9 @@ async function app(name, as = name) {
 
 /** Runs a command; the event loop stays free, for the data server in this process. */
 async function run(command, args, cwd) {
-  const { stdout, stderr } = await promisify(execFile)(command, args, { cwd, maxBuffer: 64 << 20, timeout: 180_000 });
+  const { stdout, stderr } = await promisify(execFile)(command, args, { cwd, maxBuffer: 64 << 20, timeout: 180_000 }).catch((error) => {
+    throw new Error(`${error.message}${error.stdout ?? ""}${error.stderr ?? ""}`);
+  });
   if (stderr.trim()) console.error(stderr.trimEnd());
   return stdout;
 }

@@ -5,7 +5,9 @@
 #      scratch project as a user would install it
 #   3. node --test on the installed package: HTTP (hostile servers too),
 #      Blob/bytes/user sources, the Worker in workerd, headless Chromium
-#   4. wasm-bindgen tests of the core in Node and in headless Chromium
+#   4. the consumer apps (js/consumers/run.sh): Vite, webpack, an import-map
+#      page, Node, Bun, a wrangler-style Worker; tsc --strict on the types
+#   5. wasm-bindgen tests of the core in Node and in headless Chromium
 #
 # Needs the tools docs/js-api.md lists under "Testing". Set ATLAS_FIXTURES to
 # reuse fixtures already written; ATLAS_SKIP_WASM_PACK=1 skips step 4.
@@ -45,6 +47,9 @@ export ATLAS_WORKER_EXAMPLE="$js/examples/worker/src/index.js"
 
 step "node --test against the installed package"
 (cd "$scratch" && node --test --test-concurrency=1 test/*.test.mjs)
+
+step "consumer apps and type checks (js/consumers/run.sh)"
+bash "$js/consumers/run.sh" "$(ls "$scratch"/atlas-wasm-*.tgz)"
 
 if [ "${ATLAS_SKIP_WASM_PACK:-}" != 1 ]; then
   command -v wasm-pack >/dev/null || { echo "test.sh: wasm-pack is missing: cargo install wasm-pack" >&2; exit 1; }

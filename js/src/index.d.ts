@@ -141,9 +141,18 @@ export interface Source {
   describe?(): string;
 }
 
+/**
+ * What `new Headers(...)` takes, spelled out so that the declarations need
+ * neither the DOM library nor Node's types.
+ */
+export type HeadersLike =
+  | Record<string, string>
+  | [string, string][]
+  | { forEach(callback: (value: string, key: string) => void): void };
+
 export interface UrlOptions {
-  /** Extra request headers (e.g. Authorization). */
-  headers?: HeadersInit;
+  /** Extra request headers (e.g. Authorization): a Headers, a record or pairs. */
+  headers?: HeadersLike;
   /** A fetch to use instead of the global one. */
   fetch?: typeof globalThis.fetch;
   /** Requests in flight at once (default 6). */
