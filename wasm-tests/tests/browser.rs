@@ -4,6 +4,9 @@
 //! binaries) and `wasm-pack test --node` skips it; nothing to set in the
 //! environment either way.
 #![cfg(target_arch = "wasm32")]
+// bindings.rs and fixtures.rs each load tests/common/dump.rs, as each needs
+// it in its own Node binary.
+#![allow(clippy::duplicate_mod)]
 
 use std::ops::Range;
 use std::sync::Arc;
