@@ -132,12 +132,12 @@ export interface ReadAcrossResult {
 
 /**
  * Anything readable by byte ranges. Give `size` (or `readTail`) and `read`;
- * `read` must answer exactly `length` bytes.
+ * `read` must answer exactly `length` bytes, as a Uint8Array or an ArrayBuffer.
  */
 export interface Source {
   size?: number | (() => number | Promise<number>);
-  read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
-  readTail?(length: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array; size: number }>;
+  read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array | ArrayBuffer>;
+  readTail?(length: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array | ArrayBuffer; size: number }>;
   describe?(): string;
 }
 

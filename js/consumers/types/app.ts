@@ -61,7 +61,10 @@ export async function everything(bucket: R2BucketLike, bytes: Uint8Array, blob: 
     readTail: async (length: number) => ({ bytes: new Uint8Array(length), size: 1024 }),
     describe: () => "my source",
   };
-  const sized: Source = { size: 10, read: async (_o, length) => new Uint8Array(length) };
+  const sized: Source = { size: 10, read: async (_o, length) => new ArrayBuffer(length) };
+  // @ts-expect-error a source answers bytes
+  const wrongAnswer: Source = { size: 10, read: async () => "bytes" };
+  void wrongAnswer;
   void [fromUrl, fromR2, fromBlob, fromBytes, sized];
 
   // Opening, with every option.
