@@ -9,16 +9,21 @@
 #
 # Without a tarball, packs js/ as it is (build it first: js/scripts/build.sh).
 # ATLAS_FIXTURES names the fixture directory (default target/atlas-fixtures,
-# which js/scripts/test.sh writes); ATLAS_CONSUMERS=vite,Node runs only the
-# apps whose names start so. The tools come from this directory's
+# which js/scripts/test.sh writes, else wasm-tests/fixtures);
+# ATLAS_CONSUMERS=vite,Node runs only the apps whose names start so. The tools come from this directory's
 # package-lock.json (npm ci once; offline from the npm cache after that).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
 js="$(cd "$here/.." && pwd)"
-export ATLAS_FIXTURES="${ATLAS_FIXTURES:-$js/../target/atlas-fixtures}"
+# From a fresh checkout, the copy committed for the wasm tests serves.
+if [ -z "${ATLAS_FIXTURES:-}" ]; then
+  ATLAS_FIXTURES="$js/../target/atlas-fixtures"
+  [ -f "$ATLAS_FIXTURES/every_dtype_zstd/expected.json" ] || ATLAS_FIXTURES="$js/../wasm-tests/fixtures"
+fi
+export ATLAS_FIXTURES
 if [ ! -f "$ATLAS_FIXTURES/every_dtype_zstd/expected.json" ]; then
-  echo "run.sh: no fixtures in $ATLAS_FIXTURES; js/scripts/test.sh writes them" >&2
+  echo "run.sh: no every_dtype_zstd fixture in $ATLAS_FIXTURES" >&2
   exit 1
 fi
 if [ ! "$here/node_modules/.package-lock.json" -nt "$here/package-lock.json" ]; then
