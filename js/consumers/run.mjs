@@ -63,6 +63,7 @@ async function inChromium(url, data) {
     });
     const result = await page.evaluate(() => window.atlasResult);
     if (result.failed && errors.length) result.failed += ` (console: ${errors.join("; ")})`;
+    if (!result.failed && !(result.workers > 0)) result.failed = "the blocks were not decoded on Web Workers";
     return result;
   } finally {
     await page.close();
@@ -149,7 +150,8 @@ for (const [name, body] of Object.entries(consumers)) {
   const t0 = performance.now();
   try {
     const result = await body(data);
-    const said = result === "typed" ? "index.d.ts accepted every use in types/app.ts" : check(result, FIXTURE);
+    let said = result === "typed" ? "index.d.ts accepted every use in types/app.ts" : check(result, FIXTURE);
+    if (result.workers) said += `; decode Web Workers started: ${result.workers}`;
     console.log(`ok   ${name} (${((performance.now() - t0) / 1000).toFixed(1)} s): ${said}`);
   } catch (error) {
     failed.push(name);
