@@ -5,10 +5,14 @@
 #      scratch project as a user would install it
 #   3. node --test on the installed package: HTTP (hostile servers too),
 #      Blob/bytes/user sources, the Worker in workerd, headless Chromium
-#   4. wasm-bindgen tests of the core in Node and in headless Chromium
+#   4. the consumer apps (js/consumers/run.sh): Vite, webpack, an import-map
+#      page, Node, Bun, a wrangler-style Worker; tsc --strict on the types
+#   5. wasm-bindgen tests of the core in Node and in headless Chromium, as a
+#      user runs them: `wasm-pack test --node` / `--headless --chrome` in
+#      wasm-tests/ (fixtures committed there, no environment needed)
 #
 # Needs the tools docs/js-api.md lists under "Testing". Set ATLAS_FIXTURES to
-# reuse fixtures already written; ATLAS_SKIP_WASM_PACK=1 skips step 4.
+# reuse fixtures already written; ATLAS_SKIP_WASM_PACK=1 skips step 5.
 set -euo pipefail
 
 js="$(cd "$(dirname "$0")/.." && pwd)"
@@ -46,25 +50,37 @@ export ATLAS_WORKER_EXAMPLE="$js/examples/worker/src/index.js"
 step "node --test against the installed package"
 (cd "$scratch" && node --test --test-concurrency=1 test/*.test.mjs)
 
+step "consumer apps and type checks (js/consumers/run.sh)"
+bash "$js/consumers/run.sh" "$(ls "$scratch"/atlas-wasm-*.tgz)"
+
 if [ "${ATLAS_SKIP_WASM_PACK:-}" != 1 ]; then
   command -v wasm-pack >/dev/null || { echo "test.sh: wasm-pack is missing: cargo install wasm-pack" >&2; exit 1; }
+  # The commands a user types in wasm-tests/ (README): the fixtures are
+  # committed there and the browser binary is declared so in code. wasm-pack
+  # takes chromedriver from CHROMEDRIVER, else looks on PATH.
+  export CHROMEDRIVER="${CHROMEDRIVER:-$(command -v chromedriver || true)}"
   # A runner that loads no test, or fewer than exist, still says "ok": hold
   # the passed count of its "test result" lines to the tests in the sources.
-  want=$(cat "$root"/wasm-tests/tests/*.rs | grep -cE '^[[:space:]]*#\[wasm_bindgen_test(\]|\()')
+  # Node runs the plain binaries; Chromium runs browser.rs, which includes
+  # them and adds its own.
+  tests_in() { cat "$@" | grep -cE '^[[:space:]]*#\[wasm_bindgen_test(\]|\()' || true; }
+  all=$(tests_in "$root"/wasm-tests/tests/*.rs)
+  browser_only=$(tests_in "$root"/wasm-tests/tests/browser.rs)
   wasm_pack_test() {
-    local log ran
+    local want="$1" log ran
+    shift
     log="$(mktemp)"
-    (cd "$root" && "$@" wasm-tests) 2>&1 | tee "$log"
+    (cd "$root/wasm-tests" && "$@") 2>&1 | tee "$log"
     ran=$(sed -nE 's/.*test result: ok\. ([0-9]+) passed.*/\1/p' "$log" | awk '{ n += $1 } END { print n + 0 }')
     rm -f "$log"
-    if [ "$ran" -ne "$want" ]; then
-      echo "test.sh: '$*' passed $ran wasm-bindgen tests; wasm-tests/tests/*.rs declares $want" >&2
+    if [ "$ran" -ne "$want" ] || [ "$want" -eq 0 ]; then
+      echo "test.sh: '$*' passed $ran wasm-bindgen tests; wasm-tests/tests/*.rs declares $want for it" >&2
       exit 1
     fi
   }
-  step "wasm-pack test --node"
-  wasm_pack_test wasm-pack test --node
-  step "wasm-pack test --headless --chrome"
-  WASM_BINDGEN_USE_BROWSER=1 wasm_pack_test wasm-pack test --headless --chrome
+  step "wasm-pack test --node (in wasm-tests/)"
+  wasm_pack_test $((all - browser_only)) wasm-pack test --node
+  step "wasm-pack test --headless --chrome (in wasm-tests/)"
+  wasm_pack_test "$all" wasm-pack test --headless --chrome
 fi
 step "done"

@@ -135,18 +135,27 @@ export interface ReadAcrossResult {
 
 /**
  * Anything readable by byte ranges. Give `size` (or `readTail`) and `read`;
- * `read` must answer exactly `length` bytes.
+ * `read` must answer exactly `length` bytes, as a Uint8Array or an ArrayBuffer.
  */
 export interface Source {
   size?: number | (() => number | Promise<number>);
-  read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
-  readTail?(length: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array; size: number }>;
+  read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array | ArrayBuffer>;
+  readTail?(length: number, signal?: AbortSignal): Promise<{ bytes: Uint8Array | ArrayBuffer; size: number }>;
   describe?(): string;
 }
 
+/**
+ * What `new Headers(...)` takes, spelled out so that the declarations need
+ * neither the DOM library nor Node's types.
+ */
+export type HeadersLike =
+  | Record<string, string>
+  | [string, string][]
+  | { forEach(callback: (value: string, key: string) => void): void };
+
 export interface UrlOptions {
-  /** Extra request headers (e.g. Authorization). */
-  headers?: HeadersInit;
+  /** Extra request headers (e.g. Authorization): a Headers, a record or pairs. */
+  headers?: HeadersLike;
   /** A fetch to use instead of the global one. */
   fetch?: typeof globalThis.fetch;
   /** Requests in flight at once (default 6). */

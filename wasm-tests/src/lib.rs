@@ -2,10 +2,13 @@
 //! the interop fixtures, and the bindings of `src/wasm/` against JavaScript
 //! sources. The tests live in `tests/`; this library is empty.
 //!
-//! Run from the repository root, after `atlas-interop suite DIR` (and
-//! `python DIR`) wrote the fixtures, which are compiled in:
+//! Run in this directory, with nothing set in the environment:
 //!
 //! ```text
-//! ATLAS_FIXTURES=DIR wasm-pack test --node wasm-tests
-//! ATLAS_FIXTURES=DIR WASM_BINDGEN_USE_BROWSER=1 wasm-pack test --headless --chrome wasm-tests
+//! wasm-pack test --node                # fixtures.rs, bindings.rs
+//! wasm-pack test --headless --chrome   # browser.rs: the same tests and a fetch ByteSource
 //! ```
+//!
+//! The fixtures compiled in are committed under `fixtures/` (rewritten by
+//! `fixtures/regenerate.sh`; `tests/committed_fixtures.rs`, a native test,
+//! holds them to what atlas-rust and atlas-python write today).

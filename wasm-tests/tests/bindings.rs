@@ -16,10 +16,7 @@ use wasm_bindgen_test::wasm_bindgen_test;
 #[path = "../../tests/common/dump.rs"]
 mod dump;
 
-const DATA: &[u8] = include_bytes!(concat!(
-    env!("ATLAS_FIXTURES"),
-    "/every_dtype_zstd/data.atlas"
-));
+const DATA: &[u8] = include_bytes!("../fixtures/every_dtype_zstd/data.atlas");
 
 #[wasm_bindgen(inline_js = r#"
 export function bytesSource(bytes, log) {

@@ -20,13 +20,8 @@ macro_rules! fixture {
     ($name:literal) => {
         (
             $name,
-            include_bytes!(concat!(env!("ATLAS_FIXTURES"), "/", $name, "/data.atlas")).as_slice(),
-            include_str!(concat!(
-                env!("ATLAS_FIXTURES"),
-                "/",
-                $name,
-                "/expected.json"
-            )),
+            include_bytes!(concat!("../fixtures/", $name, "/data.atlas")).as_slice(),
+            include_str!(concat!("../fixtures/", $name, "/expected.json")),
         )
     };
 }
@@ -80,22 +75,12 @@ async fn every_small_fixture_reads_as_atlas_rust_wrote_it() {
 
 #[wasm_bindgen_test]
 async fn the_mask_hides_what_it_lists() {
-    let dir = concat!(env!("ATLAS_FIXTURES"), "/deleted_datasets");
-    let data = include_bytes!(concat!(
-        env!("ATLAS_FIXTURES"),
-        "/deleted_datasets/data.atlas"
-    ));
-    let mask = include_bytes!(concat!(
-        env!("ATLAS_FIXTURES"),
-        "/deleted_datasets/deleted.mask"
-    ));
-    let expected = include_str!(concat!(
-        env!("ATLAS_FIXTURES"),
-        "/deleted_datasets/expected.json"
-    ));
+    let data = include_bytes!("../fixtures/deleted_datasets/data.atlas");
+    let mask = include_bytes!("../fixtures/deleted_datasets/deleted.mask");
+    let expected = include_str!("../fixtures/deleted_datasets/expected.json");
     let atlas = Atlas::open(memory(data), Some(memory(mask)))
         .await
-        .expect(dir);
+        .expect("deleted_datasets opens");
     assert!(atlas.deleted_count() > 0);
     assert_same(
         "deleted_datasets",
@@ -108,18 +93,9 @@ async fn the_mask_hides_what_it_lists() {
 /// holding the extremes, merged as atlas-rust merges them.
 #[wasm_bindgen_test]
 async fn collection_stats_across_dtypes_are_atlas_rust_s() {
-    let data = include_bytes!(concat!(
-        env!("ATLAS_FIXTURES"),
-        "/stats_across_dtypes/data.atlas"
-    ));
-    let mask = include_bytes!(concat!(
-        env!("ATLAS_FIXTURES"),
-        "/stats_across_dtypes/deleted.mask"
-    ));
-    let expected = include_str!(concat!(
-        env!("ATLAS_FIXTURES"),
-        "/stats_across_dtypes/expected.json"
-    ));
+    let data = include_bytes!("../fixtures/stats_across_dtypes/data.atlas");
+    let mask = include_bytes!("../fixtures/stats_across_dtypes/deleted.mask");
+    let expected = include_str!("../fixtures/stats_across_dtypes/expected.json");
     let atlas = Atlas::open(memory(data), Some(memory(mask))).await.unwrap();
     assert_same(
         "stats_across_dtypes",
