@@ -192,9 +192,30 @@ fn metadata_of_a_variable_costs_one_segment_open_for_the_whole_collection() {
     assert_eq!(days["day_06"], atlas_wasm::Attr::Int64(6));
     assert_eq!(
         c.data.requests(),
-        1,
-        "one open of the _datasets segment serves every dataset"
+        0,
+        "the _datasets segment, written last, lies inside the open's tail read"
     );
+}
+
+#[test]
+fn a_tail_probe_that_holds_the_file_serves_every_later_read() {
+    let bytes = std::fs::read(fixture().join("data.atlas")).unwrap();
+    let data = CountingSource::new(MemorySource::new(bytes.clone()));
+    let log = data.log();
+    let options = atlas_wasm::ReadOptions {
+        tail_probe_bytes: bytes.len() as u64,
+        ..Default::default()
+    };
+    let atlas = block_on(Atlas::open_with(Arc::new(data), None, options)).unwrap();
+    assert_eq!(log.requests(), 1);
+    let all = block_on(atlas.read_across("temperature", &[], &[])).unwrap();
+    assert_eq!(
+        all[3].1.clone().into_typed::<f32>().unwrap().data[7],
+        3_000_007.0
+    );
+    let days = block_on(atlas.attributes_by_dataset(None, "day")).unwrap();
+    assert_eq!(days["day_06"], atlas_wasm::Attr::Int64(6));
+    assert_eq!(log.requests(), 1, "{:?}", log.entries());
 }
 
 /// Block reads of a whole-variable sweep of the fixture: its `temperature`

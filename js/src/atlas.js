@@ -68,7 +68,7 @@ export class Atlas {
     const abort = abortOf(options.signal);
     const pool = decodePool(options.decodeWorkers);
     try {
-      const numbers = { cacheBytes: options.cacheBytes, maxConcurrency: options.maxConcurrency, coalesceBytes: options.coalesceBytes, maxMemory: options.maxMemory, decode: pool?.decode };
+      const numbers = { cacheBytes: options.cacheBytes, maxConcurrency: options.maxConcurrency, coalesceBytes: options.coalesceBytes, maxMemory: options.maxMemory, tailProbeBytes: options.tailProbeBytes, decode: pool?.decode };
       return new Atlas(await AtlasHandle.open(data, mask, numbers, abort?.promise), pool);
     } catch (error) {
       pool?.close();

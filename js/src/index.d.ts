@@ -192,6 +192,13 @@ export interface OpenOptions extends UrlOptions {
    */
   maxMemory?: number;
   /**
+   * Bytes of the end of `data.atlas` the open reads first (default 64 KiB).
+   * The footer and the segments written last (dataset attributes first) that
+   * fit in them open without another request: a larger probe trades bytes
+   * for a round trip (docs/read-path.md, "The first read").
+   */
+  tailProbeBytes?: number;
+  /**
    * Workers that decode blocks (Web Workers in browsers, worker_threads in
    * Node), started on the first block and stopped by `close()`. Default:
    * cores − 1, at most 4; 0 decodes on the calling thread. Cloudflare

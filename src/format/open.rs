@@ -190,6 +190,8 @@ enum ContainerState {
     Footer {
         object_size: u64,
         bytes: Vec<u8>,
+        held: Vec<u8>,
+        held_from: u64,
     },
     Spent,
 }
@@ -201,6 +203,11 @@ pub struct OpenedContainer {
     pub footer: CollectionFooter,
     /// The size of `data.atlas`.
     pub object_size: u64,
+    /// The last bytes of the object the open read (from `held_from` to the
+    /// end): segments written last often lie inside them.
+    pub held: Vec<u8>,
+    /// Where `held` starts in the object.
+    pub held_from: u64,
 }
 
 impl ContainerOpen {
@@ -225,8 +232,12 @@ impl OpenDecoder for ContainerOpen {
                 footer, held_from, ..
             } => Ok(Step::Need(Need::Range(footer.start..*held_from))),
             ContainerState::Footer { .. } => {
-                let ContainerState::Footer { object_size, bytes } =
-                    std::mem::replace(&mut self.state, ContainerState::Spent)
+                let ContainerState::Footer {
+                    object_size,
+                    bytes,
+                    held,
+                    held_from,
+                } = std::mem::replace(&mut self.state, ContainerState::Spent)
                 else {
                     return Err(spent());
                 };
@@ -234,6 +245,8 @@ impl OpenDecoder for ContainerOpen {
                 Ok(Step::Done(OpenedContainer {
                     footer,
                     object_size,
+                    held,
+                    held_from,
                 }))
             }
             ContainerState::Spent => Err(spent()),
@@ -255,7 +268,12 @@ impl OpenDecoder for ContainerOpen {
                     check_header(tail.get(..HEADER_SIZE as usize).unwrap_or(&[]))?;
                 }
                 self.state = match slice_of(&tail, held_from, &footer) {
-                    Some(bytes) => ContainerState::Footer { object_size, bytes },
+                    Some(bytes) => ContainerState::Footer {
+                        object_size,
+                        bytes,
+                        held: tail,
+                        held_from,
+                    },
                     None => ContainerState::Head {
                         object_size,
                         footer,
@@ -273,7 +291,12 @@ impl OpenDecoder for ContainerOpen {
             } => {
                 let head = expect_range(fetched, &(footer.start..held_from))?;
                 let bytes = join_head(head, &held, held_from, &footer)?;
-                self.state = ContainerState::Footer { object_size, bytes };
+                self.state = ContainerState::Footer {
+                    object_size,
+                    bytes,
+                    held,
+                    held_from,
+                };
                 Ok(())
             }
             ContainerState::Footer { .. } | ContainerState::Spent => Err(spent()),

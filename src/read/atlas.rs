@@ -17,7 +17,7 @@ use crate::read::array::NdArray;
 use crate::read::cache::BlockCache;
 use crate::read::dataset::DatasetView;
 use crate::read::decode::BlockDecoder;
-use crate::read::open::drive;
+use crate::read::open::{drive, Held};
 use crate::read::segment::{Loading, Segment};
 use crate::read::window::{check_declared_dtype, Plan};
 use crate::source::{ByteSource, SourceFuture};
@@ -43,6 +43,11 @@ pub struct ReadOptions {
     pub memory_budget: u64,
     /// Where blocks are decompressed; `None` decodes inline on the polling task.
     pub decoder: Option<Arc<dyn BlockDecoder>>,
+    /// How many bytes of the end of `data.atlas` the open reads first. The
+    /// footer and the segments written last (dataset attributes, then the
+    /// last variables) that fit open without another request; a larger probe
+    /// trades bytes for round trips (docs/read-path.md, "The first read").
+    pub tail_probe_bytes: u64,
 }
 
 impl std::fmt::Debug for ReadOptions {
@@ -53,6 +58,7 @@ impl std::fmt::Debug for ReadOptions {
             .field("coalesce_bytes", &self.coalesce_bytes)
             .field("memory_budget", &self.memory_budget)
             .field("decoder", &self.decoder.as_ref().map(|_| "custom"))
+            .field("tail_probe_bytes", &self.tail_probe_bytes)
             .finish()
     }
 }
@@ -69,6 +75,7 @@ impl Default for ReadOptions {
             max_concurrency: 6,
             coalesce_bytes: 4 << 20,
             decoder: None,
+            tail_probe_bytes: TAIL_PROBE_SIZE,
             memory_budget: if cfg!(target_arch = "wasm32") {
                 64 << 20
             } else {
@@ -92,6 +99,8 @@ pub(crate) struct Shared {
     pub(crate) cache: BlockCache,
     pub(crate) loading: Loading,
     segments: Mutex<HashMap<u32, SegmentSlot>>,
+    /// The tail the open read; segments inside it open without a request.
+    pub(crate) held: Held,
 }
 
 /// An open collection. Cloning is cheap and clones share caches.
@@ -134,7 +143,7 @@ impl Atlas {
         let (container, mask) = futures_util::future::join(
             drive(
                 data.as_ref(),
-                ContainerOpen::new(TAIL_PROBE_SIZE, options.memory_budget),
+                ContainerOpen::new(options.tail_probe_bytes, options.memory_budget),
             ),
             async {
                 match &mask {
@@ -152,6 +161,8 @@ impl Atlas {
         let OpenedContainer {
             footer,
             object_size,
+            held,
+            held_from,
         } = container?;
         let deleted = match mask {
             Ok(Some(mask)) => mask.hidden_in(&MaskBinding {
@@ -179,6 +190,10 @@ impl Atlas {
                 variables,
                 loading: Mutex::default(),
                 segments: Mutex::default(),
+                held: Held {
+                    from: held_from,
+                    bytes: held,
+                },
             }),
         })
     }

@@ -12,7 +12,7 @@ use crate::format::segment::{ArrayMeta, BlockMeta, OpenedSegment, SegmentFooter,
 use crate::format::value::Attr;
 use crate::read::cache::{Block, BlockKey};
 use crate::read::decode::CompressedBlock;
-use crate::read::open::drive;
+use crate::read::open::drive_holding;
 use crate::read::Shared as Inner;
 use crate::source::SourceFuture;
 
@@ -45,15 +45,18 @@ impl Segment {
     pub(crate) async fn open(inner: &Inner, variable: u32, datasets: u64) -> Result<Segment> {
         let entry = &inner.footer.variables[variable as usize];
         let (offset, len) = (entry.seg_offset, entry.seg_len);
-        let probe_len = if len <= READ_WHOLE_BELOW {
+        // A segment inside the open's tail read costs nothing to take whole.
+        let held = offset >= inner.held.from;
+        let probe_len = if len <= READ_WHOLE_BELOW || held {
             len
         } else {
             (MIN_PROBE + datasets.saturating_mul(FOOTER_BYTES_PER_DATASET))
                 .min(MAX_PROBE)
                 .min(len)
         };
-        let OpenedSegment { footer, probe } = drive(
+        let OpenedSegment { footer, probe } = drive_holding(
             inner.data.as_ref(),
+            Some(&inner.held),
             SegmentOpen::new(offset, len, probe_len, inner.options.memory_budget),
         )
         .await?;

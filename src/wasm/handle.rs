@@ -48,8 +48,8 @@ fn axes(values: Option<Vec<f64>>, what: &str) -> Result<Vec<u64>> {
         .collect()
 }
 
-/// Reads `cacheBytes`, `maxConcurrency`, `coalesceBytes`, `maxMemory` and
-/// `decode` (the decode pool's function); absent keys keep the defaults.
+/// Reads `cacheBytes`, `maxConcurrency`, `coalesceBytes`, `maxMemory`,
+/// `tailProbeBytes` and `decode` (the decode pool's function); absent keys keep the defaults.
 fn read_options(options: &JsValue) -> Result<ReadOptions> {
     let mut out = ReadOptions::default();
     let get = |key: &str| -> Result<Option<u64>> {
@@ -74,6 +74,9 @@ fn read_options(options: &JsValue) -> Result<ReadOptions> {
         }
         if let Some(v) = get("maxMemory")? {
             out.memory_budget = v;
+        }
+        if let Some(v) = get("tailProbeBytes")? {
+            out.tail_probe_bytes = v;
         }
         out.decoder = super::decoder::from_options(options);
     }

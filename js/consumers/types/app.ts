@@ -74,6 +74,7 @@ export async function everything(bucket: R2BucketLike, bytes: Uint8Array, blob: 
     cacheBytes: 32 << 20,
     coalesceBytes: 4 << 20,
     maxMemory: 64 << 20,
+    tailProbeBytes: 512 << 10,
     decodeWorkers: 0,
   };
   const byUrl: Atlas = await Atlas.open("https://example.org/c/", options);
