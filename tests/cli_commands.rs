@@ -197,8 +197,19 @@ fn rm_hides_datasets_and_rewrite_drops_them() {
     // The same dataset reads the same from both.
     let show = |c: &str| stdout(&atlas(&["show", c, "day0.nc"])).replace("// ordinal 0", "");
     assert_eq!(show(coll), show(dest.to_str().unwrap()));
+    // The named size for Workers' CPU limit.
+    let worker = scratch("rewritten-for-workers");
+    stdout(&atlas(&[
+        "rewrite",
+        coll,
+        worker.to_str().unwrap(),
+        "--block-size",
+        "worker",
+    ]));
+    assert_eq!(show(coll), show(worker.to_str().unwrap()));
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&dest).unwrap();
+    std::fs::remove_dir_all(&worker).unwrap();
 }
 
 #[test]

@@ -2,8 +2,9 @@
 //
 //   node reader.mjs READER WORKLOAD BASE_URL WORKLOAD_DIR
 //
-// READER: atlas-wasm | zarrita | hyparquet. WORKLOAD: w1 | w2 | w2-each | w3
-// (w2-each: atlas-wasm reading the datasets one call each, all at once).
+// READER: atlas-wasm | zarrita | hyparquet. WORKLOAD: w1 | w1-probe | w2 | w2-each | w3
+// (w1-probe: atlas-wasm opening with a 512 KiB first read; w2-each: atlas-wasm
+// reading the datasets one call each, all at once).
 // Prints one JSON line: wall ms from the open to the answer, the checksum
 // of the answer (make_workload.py takes the same sum), peak RSS in KiB, and
 // for atlas-wasm the ms its wasm module took to compile (outside `ms`).
@@ -36,11 +37,15 @@ const readers = {
     const url = `${base}/atlas/`;
     return {
       initMs,
-      async w1() {
-        const atlas = await Atlas.open(url);
+      async w1(options = {}) {
+        const atlas = await Atlas.open(url, options);
         const names = atlas.listDatasets();
         const stations = await atlas.attributesByDataset(null, want.attribute);
         return textSum(catalogue(names, (n) => stations[n]));
+      },
+      // The catalogue with a first read large enough for the dataset attributes.
+      "w1-probe"() {
+        return this.w1({ tailProbeBytes: 512 << 10 });
       },
       async w2() {
         const atlas = await Atlas.open(url);

@@ -32,6 +32,7 @@ const WORKLOADS = {
 // [reader, how it reads, workload]
 const ALL_CASES = [
   ["atlas-wasm", "", "w1"],
+  ["atlas-wasm", "tailProbeBytes 512 KiB", "w1-probe"],
   ["zarrita", "", "w1"],
   ["hyparquet", "", "w1"],
   ["atlas-rust", "native", "w1"],

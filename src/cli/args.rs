@@ -104,6 +104,20 @@ impl From<CodecArg> for Codec {
 }
 
 /// `8MiB`, `512KiB`, `64kB`, `65536`.
+/// The block size that keeps one window read well inside a Cloudflare
+/// Worker's 10 ms of CPU on the free plan: decoding a 256 KiB block of floats
+/// takes about 0.8 ms in wasm, an 8 MiB one 27 ms (docs/benchmarks.md,
+/// "CPU per window read").
+pub(crate) const WORKER_BLOCK_SIZE: usize = 256 * 1024;
+
+/// A block size: a size, or `worker` for [`WORKER_BLOCK_SIZE`].
+pub(crate) fn parse_block_size(text: &str) -> Result<usize, String> {
+    match text.trim() {
+        "worker" => Ok(WORKER_BLOCK_SIZE),
+        _ => parse_size(text),
+    }
+}
+
 pub(crate) fn parse_size(text: &str) -> Result<usize, String> {
     let t = text.trim();
     let split = t
@@ -134,5 +148,7 @@ mod tests {
         assert_eq!(parse_size("64kB"), Ok(64_000));
         assert_eq!(parse_size("4096"), Ok(4096));
         assert!(parse_size("lots").is_err());
+        assert_eq!(parse_block_size("worker"), Ok(256 << 10));
+        assert_eq!(parse_block_size("1MiB"), Ok(1 << 20));
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::write::{rewrite, WriterConfig};
 use crate::ReadOptions;
 
-use super::args::{parse_size, CodecArg, Json};
+use super::args::{parse_block_size, CodecArg, Json};
 use super::output::{emit, human_bytes, progress};
 use super::py::Py;
 use super::{sources, CliError};
@@ -20,8 +20,10 @@ pub(crate) struct Args {
     /// block compression (default: the source's)
     #[arg(long, value_enum)]
     codec: Option<CodecArg>,
-    /// raw bytes per block before compression, e.g. 8MiB, 512KiB, 65536
-    #[arg(long, default_value = "8MiB", value_parser = parse_size)]
+    /// raw bytes per block before compression, e.g. 8MiB, 512KiB, 65536, or
+    /// `worker` (256KiB: one window read decodes in about a millisecond, for
+    /// Cloudflare Workers' CPU limits)
+    #[arg(long, default_value = "8MiB", value_parser = parse_block_size)]
     block_size: usize,
     #[command(flatten)]
     json: Json,
