@@ -6,6 +6,8 @@
 #   bash benches/js/run.sh                      # 3 runs, 0 and 20 ms
 #   ATLAS_BENCH_RUNS=5 ATLAS_BENCH_LATENCY=20 bash benches/js/run.sh
 #
+# Then W2 in headless Chromium (browser.mjs) when Debian chromium is there.
+#
 # Needs python3 with atlas-python 0.17.2, xarray, netCDF4, zarr (v3) and
 # pyarrow; Node 20; cargo; and js/dist (bash js/scripts/build.sh) unless
 # ATLAS_WASM_ENTRY points at another build of the package's node entry.
@@ -29,3 +31,8 @@ CARGO_TARGET_DIR="$target" cargo build --release --quiet --manifest-path "$here/
 node "$here/run.mjs" "$work/workload" "$target/release/atlas-rust-reader" \
   --runs "${ATLAS_BENCH_RUNS:-3}" --latency "${ATLAS_BENCH_LATENCY:-0,20}" \
   --readers "${ATLAS_BENCH_READERS:-atlas-wasm,zarrita,hyparquet,atlas-rust}" --out "$work/results.json"
+
+# W2 in headless Chromium, with and without the decode pool (Debian chromium).
+if [ -x "${CHROMIUM:-/usr/bin/chromium}" ]; then
+  node "$here/browser.mjs" "$work/workload" --runs "${ATLAS_BENCH_RUNS:-3}" --latency 20
+fi

@@ -6,6 +6,13 @@ import { readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { join, normalize } from "node:path";
 
+// The page and the package, for the browser run (browser.mjs).
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm" };
+const typeOf = (path) => {
+  const type = TYPES[/\.[a-z]+$/.exec(path)?.[0]];
+  return type ? { "Content-Type": type } : {};
+};
+
 export async function startServer({ root, latencyMs = 0, maxInFlight = 6 }) {
   const files = new Map();
   const load = (path) => {
@@ -49,7 +56,7 @@ export async function startServer({ root, latencyMs = 0, maxInFlight = 6 }) {
       return;
     }
     const size = bytes.length;
-    const headers = { "Accept-Ranges": "bytes", ETag: `"${size}"`, "Last-Modified": lastModified };
+    const headers = { "Accept-Ranges": "bytes", ETag: `"${size}"`, "Last-Modified": lastModified, ...typeOf(path) };
     if (req.method === "HEAD") {
       res.writeHead(200, { ...headers, "Content-Length": size }).end();
       return;

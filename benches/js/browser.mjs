@@ -1,0 +1,70 @@
+// W2 in headless Chromium: `readAcross` of the workload's variable over
+// HTTP with the decode pool (Web Workers, the default) and without it, one
+// fresh page per run, 20 ms per request. Run by run.sh after the Node table.
+//
+//   node browser.mjs WORKLOAD_DIR [--runs 3] [--latency 20]
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+import { startServer } from "./server.mjs";
+
+const argv = process.argv.slice(2);
+const option = (name, fallback) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : fallback);
+const [dir] = argv;
+const runs = Number(option("runs", 3));
+const latency = Number(option("latency", 20));
+const want = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
+const dist = fileURLToPath(new URL("../../js/dist", import.meta.url));
+
+const root = mkdtempSync(join(tmpdir(), "atlas-bench-page-"));
+writeFileSync(join(root, "index.html"), `<!doctype html><script type="module">
+  window.atlasWasm = await import("./dist/browser.js");
+  document.title = "ready";
+</script>`);
+symlinkSync(dist, join(root, "dist"));
+symlinkSync(join(dir, "atlas"), join(root, "atlas"));
+const server = await startServer({ root, latencyMs: latency });
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+});
+const median = (v) => [...v].sort((a, b) => a - b)[v.length >> 1];
+const rows = [];
+try {
+  for (const [label, workers] of [["pool (default)", undefined], ["decodeWorkers: 0", 0]]) {
+    const times = [];
+    for (let run = 0; run < runs; run++) {
+      const page = await browser.newPage();
+      await page.goto(`${server.url}/index.html`);
+      await page.waitForFunction(() => document.title === "ready");
+      server.reset();
+      const result = await page.evaluate(
+        async ({ array, workers }) => {
+          const { Atlas } = window.atlasWasm;
+          const started = performance.now();
+          const atlas = await Atlas.open(new URL("./atlas/", location.href).href, { decodeWorkers: workers });
+          const { data, shape } = await atlas.readAcross(array);
+          const ms = performance.now() - started;
+          let h = 0;
+          const words = new Uint32Array(data.buffer, data.byteOffset, data.length);
+          for (let i = 0; i < words.length; i++) h = (h + Math.imul(words[i], i + 1)) >>> 0;
+          await atlas.close();
+          return { ms, checksum: h, datasets: shape[0] };
+        },
+        { array: want.array, workers },
+      );
+      await page.close();
+      if (result.checksum !== want.w2) throw new Error(`checksum ${result.checksum}, expected ${want.w2}`);
+      times.push(result.ms);
+      process.stderr.write(`  chromium ${label} run ${run + 1}: ${result.ms.toFixed(1)} ms, ${server.stats.requests} req\n`);
+    }
+    rows.push(`| W2 \`${want.array}\` of all ${want.datasets} datasets, readAcross | ${label} | ${median(times).toFixed(1)} |`);
+  }
+} finally {
+  await browser.close();
+  await server.close();
+  rmSync(root, { recursive: true, force: true });
+}
+console.log([`#### Headless Chromium, ${latency} ms per request`, "", "| workload | decoding | ms |", "|---|---|---:|", ...rows, ""].join("\n"));
