@@ -1,7 +1,8 @@
 /**
  * What a decode worker does, whatever the runtime: the first message brings
- * the compiled module, every later one a block to decode with `decodeBlock`
- * of the worker's own instance. Answers carry the job's id.
+ * the compiled module (answered with `{ready: true}` once instantiated), every
+ * later one a block to decode with `decodeBlock` of the worker's own
+ * instance. Answers carry the job's id.
  */
 import { decodeBlock, initSync } from "./atlas_wasm.js";
 
@@ -9,6 +10,7 @@ export function serve(receive, send) {
   receive((message) => {
     if (message.module) {
       initSync({ module: message.module });
+      send({ ready: true });
       return;
     }
     const { id, codec, bytes, uncompressedSize } = message;

@@ -1,7 +1,8 @@
 //! Block decoding handed to JavaScript: the npm package's decode pool.
 //!
 //! [`JsDecoder`] is the core's [`BlockDecoder`] over a JavaScript function
-//! `(codec, bytes, uncompressedSize) => Promise<Uint8Array>`. The facade's
+//! `(codec, bytes, uncompressedSize) => Promise<Uint8Array> | undefined`
+//! (`undefined`: decode it here, the pool has no worker ready). The facade's
 //! pool (`js/src/pool.js`) answers it by posting the bytes to a worker, whose
 //! own instance of this module runs [`decode_block`]. What comes back is
 //! checked here too: a worker is code we did not run.
@@ -48,6 +49,11 @@ impl BlockDecoder for JsDecoder {
             &bytes,
             &(size as f64).into(),
         );
+        let called = match called {
+            // No worker ready yet: the pool leaves this block to us.
+            Ok(answer) if answer.is_undefined() => return Box::pin(ready(block.decompress())),
+            other => other,
+        };
         Box::pin(async move {
             let promise: Promise = called
                 .map_err(|e| from_worker(&e))?
