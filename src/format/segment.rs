@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 use crate::format::budget::check;
-use crate::format::dtype::DType;
+use crate::format::dtype::{DType, MAX_DTYPE_NESTING};
 use crate::format::open::{
     expect_range, join_head, slice_of, spent, Fetched, Need, OpenDecoder, Step,
 };
@@ -238,14 +238,32 @@ pub fn decode_segment_trailer(tail: &[u8], segment_len: u64) -> Result<std::ops:
     Ok(room - footer_size..room)
 }
 
+/// Levels of the footer's own structure (the root, the array table) above
+/// a dtype's. rkyv validates and decodes nested values by recursion, so it
+/// is told the most levels a footer may have: [`MAX_DTYPE_NESTING`] list
+/// dtypes and these. Past it the validation stops before the stack runs out.
+const FOOTER_OWN_NESTING: usize = 2;
+
 /// Validates and decodes the rkyv footer bytes (without the trailer).
 pub fn decode_segment_footer(bytes: &[u8]) -> Result<SegmentFooter> {
+    use rkyv::validation::{archive::ArchiveValidator, shared::SharedValidator, Validator};
     // The archive needs its natural alignment; bytes off the wire have none.
     // Its size is that of bytes already in hand, so the copy is bounded.
     let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len());
     aligned.extend_from_slice(bytes);
-    let footer = rkyv::from_bytes::<SegmentFooter, rkyv::rancor::Error>(&aligned)
-        .map_err(|e| Error::corrupt(format!("segment footer does not decode: {e}")))?;
+    // rkyv fails the push that would reach the limit, hence the one more.
+    let levels = MAX_DTYPE_NESTING + FOOTER_OWN_NESTING + 1;
+    let mut validator = Validator::new(
+        ArchiveValidator::with_max_depth(&aligned, std::num::NonZeroUsize::new(levels)),
+        SharedValidator::new(),
+    );
+    let archived = rkyv::api::access_with_context::<ArchivedSegmentFooter, _, FooterError>(
+        &aligned,
+        &mut validator,
+    )
+    .map_err(FooterError::into_error)?;
+    let footer = rkyv::deserialize::<SegmentFooter, FooterError>(archived)
+        .map_err(FooterError::into_error)?;
     if footer.version != SEGMENT_VERSION {
         return Err(Error::corrupt(format!(
             "segment footer version {} is not {SEGMENT_VERSION}",
@@ -253,6 +271,58 @@ pub fn decode_segment_footer(bytes: &[u8]) -> Result<SegmentFooter> {
         )));
     }
     Ok(footer)
+}
+
+/// Why rkyv refused a footer, and whether it was the nesting limit (rkyv
+/// says so only in a trace, which its own error type does not print).
+#[derive(Debug)]
+struct FooterError {
+    message: String,
+    too_deep: bool,
+}
+
+impl FooterError {
+    fn into_error(self) -> Error {
+        if self.too_deep {
+            return Error::corrupt(format!(
+                "segment footer nests deeper than {MAX_DTYPE_NESTING} list dtypes"
+            ));
+        }
+        Error::corrupt(format!("segment footer does not decode: {}", self.message))
+    }
+}
+
+impl std::fmt::Display for FooterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for FooterError {}
+
+impl rkyv::rancor::Trace for FooterError {
+    fn trace<R>(mut self, trace: R) -> Self
+    where
+        R: std::fmt::Debug + std::fmt::Display + Send + Sync + 'static,
+    {
+        let trace = trace.to_string();
+        self.too_deep |= trace.contains("maximum subtree depth");
+        // Keep the innermost cause and the first trace: enough to act on.
+        if !self.message.contains(" (") {
+            self.message = format!("{} ({trace})", self.message);
+        }
+        self
+    }
+}
+
+impl rkyv::rancor::Source for FooterError {
+    fn new<T: std::error::Error + Send + Sync + 'static>(source: T) -> Self {
+        let message = source.to_string();
+        FooterError {
+            too_deep: message.contains("maximum subtree depth"),
+            message,
+        }
+    }
 }
 
 /// Opens one segment of a container from its end: one range read of the
@@ -529,6 +599,30 @@ mod tests {
                 attributes: vec![(0, 0)],
                 stats: None,
             }],
+        }
+    }
+
+    fn lists(depth: usize) -> DType {
+        (0..depth).fold(DType::Int8, |child, _| DType::List {
+            child: Box::new(child),
+        })
+    }
+
+    #[test]
+    fn list_dtypes_nest_to_the_limit_and_no_deeper() {
+        let with = |dtype: DType| {
+            let mut footer = sample();
+            footer.arrays[0].dtype = dtype;
+            let bytes = encode_segment_footer(&footer).unwrap();
+            let range = decode_segment_trailer(&bytes, bytes.len() as u64).unwrap();
+            decode_segment_footer(&bytes[range.start as usize..range.end as usize])
+        };
+        let deepest = with(lists(MAX_DTYPE_NESTING)).unwrap();
+        assert_eq!(deepest.arrays[0].dtype, lists(MAX_DTYPE_NESTING));
+        for depth in [MAX_DTYPE_NESTING + 1, 10_000] {
+            let error = with(lists(depth)).unwrap_err();
+            assert_eq!(error.code(), "CorruptCollection");
+            assert!(error.to_string().contains("deeper than 16"), "{error}");
         }
     }
 
