@@ -402,13 +402,10 @@ impl Atlas {
             segments
                 .entry(variable)
                 .or_insert_with(|| {
-                    let shared = self.shared.clone();
                     let datasets = self.datasets_declaring(variable);
-                    let open: SourceFuture<'static, Arc<Segment>> = Box::pin(async move {
-                        Segment::open(&shared, variable, datasets)
-                            .await
-                            .map(Arc::new)
-                    });
+                    let opening = Segment::open(&self.shared, variable, datasets);
+                    let open: SourceFuture<'static, Arc<Segment>> =
+                        Box::pin(async move { opening.await.map(Arc::new) });
                     open.shared()
                 })
                 .clone()
