@@ -11,7 +11,7 @@ use std::ops::Range;
 use std::pin::pin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 
 use atlas_wasm::source::{SourceFuture, Tail};
 use atlas_wasm::{Atlas, ByteSource, MemorySource};
