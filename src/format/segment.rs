@@ -257,13 +257,13 @@ pub fn decode_segment_footer(bytes: &[u8]) -> Result<SegmentFooter> {
         ArchiveValidator::with_max_depth(&aligned, std::num::NonZeroUsize::new(levels)),
         SharedValidator::new(),
     );
-    let archived = rkyv::api::access_with_context::<ArchivedSegmentFooter, _, FooterError>(
+    let archived = rkyv::api::access_with_context::<ArchivedSegmentFooter, _, rkyv::rancor::Error>(
         &aligned,
         &mut validator,
     )
-    .map_err(FooterError::into_error)?;
-    let footer = rkyv::deserialize::<SegmentFooter, FooterError>(archived)
-        .map_err(FooterError::into_error)?;
+    .map_err(does_not_decode)?;
+    let footer = rkyv::deserialize::<SegmentFooter, rkyv::rancor::Error>(archived)
+        .map_err(does_not_decode)?;
     if footer.version != SEGMENT_VERSION {
         return Err(Error::corrupt(format!(
             "segment footer version {} is not {SEGMENT_VERSION}",
@@ -273,56 +273,18 @@ pub fn decode_segment_footer(bytes: &[u8]) -> Result<SegmentFooter> {
     Ok(footer)
 }
 
-/// Why rkyv refused a footer, and whether it was the nesting limit (rkyv
-/// says so only in a trace, which its own error type does not print).
-#[derive(Debug)]
-struct FooterError {
-    message: String,
-    too_deep: bool,
-}
-
-impl FooterError {
-    fn into_error(self) -> Error {
-        if self.too_deep {
-            return Error::corrupt(format!(
-                "segment footer nests deeper than {MAX_DTYPE_NESTING} list dtypes"
-            ));
-        }
-        Error::corrupt(format!("segment footer does not decode: {}", self.message))
+/// Why rkyv refused a footer. Past the nesting limit rkyv says so in a
+/// trace, which its error shows only in its `Debug` form and only in builds
+/// with debug assertions; release builds (the wasm module) keep no detail
+/// at all, and an error type of our own that kept it cost the module 4.3 KB
+/// gzipped, so there every refusal reads the same.
+fn does_not_decode(e: rkyv::rancor::Error) -> Error {
+    if format!("{e:?}").contains("ExceededMaximumSubtreeDepth") {
+        return Error::corrupt(format!(
+            "segment footer nests deeper than {MAX_DTYPE_NESTING} list dtypes"
+        ));
     }
-}
-
-impl std::fmt::Display for FooterError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for FooterError {}
-
-impl rkyv::rancor::Trace for FooterError {
-    fn trace<R>(mut self, trace: R) -> Self
-    where
-        R: std::fmt::Debug + std::fmt::Display + Send + Sync + 'static,
-    {
-        let trace = trace.to_string();
-        self.too_deep |= trace.contains("maximum subtree depth");
-        // Keep the innermost cause and the first trace: enough to act on.
-        if !self.message.contains(" (") {
-            self.message = format!("{} ({trace})", self.message);
-        }
-        self
-    }
-}
-
-impl rkyv::rancor::Source for FooterError {
-    fn new<T: std::error::Error + Send + Sync + 'static>(source: T) -> Self {
-        let message = source.to_string();
-        FooterError {
-            too_deep: message.contains("maximum subtree depth"),
-            message,
-        }
-    }
+    Error::corrupt(format!("segment footer does not decode: {e}"))
 }
 
 /// Opens one segment of a container from its end: one range read of the
