@@ -1,14 +1,16 @@
 //! Buckets (feature `cloud`): against a real S3-compatible server (moto,
 //! started here on 127.0.0.1), `rewrite` uploads a collection, every reading
 //! command answers as on the local copy, and `rm` writes the bucket's mask.
-//! Skipped with a message when moto's server is not installed.
+//! An `atlas rewrite` into a bucket killed at each of its steps leaves the
+//! old collection or the new one, and a bucket mask is bound to its
+//! container. Skipped with a message when moto's server is not installed.
 
 #![cfg(feature = "cloud")]
 
-use std::io::{Read, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use atlas_wasm::write::{AtlasWriter, WriterConfig};
@@ -102,24 +104,26 @@ fn ok(out: Output) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-#[test]
-fn a_collection_in_a_bucket_reads_writes_and_hides_like_a_local_one() {
-    let Some(server) = moto() else {
+/// The moto server, or `None` after saying why the test is skipped.
+fn moto_or_skip() -> Option<Moto> {
+    let server = moto();
+    if server.is_none() {
         // CI installs moto and sets ATLAS_REQUIRE_PYTHON: there a skip is a failure.
         assert!(
             std::env::var_os("ATLAS_REQUIRE_PYTHON").is_none(),
             "moto[server] is required"
         );
         eprintln!("moto's server is not installed; skipped (pip install 'moto[server]')");
-        return;
-    };
-    let port = server.port;
-    create_bucket(port, "atlas");
-    let local = std::env::temp_dir().join(format!("atlas-wasm-cloud-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&local);
-    let w = AtlasWriter::create(&local, WriterConfig::default()).unwrap();
-    for d in 0..3u8 {
-        let mut ds = w.add_dataset(&format!("d{d}")).unwrap();
+    }
+    server
+}
+
+/// Writes `n` datasets `{prefix}0..` with one small array each to `dir`.
+fn write_collection(dir: &std::path::Path, prefix: &str, n: u8) {
+    let _ = std::fs::remove_dir_all(dir);
+    let w = AtlasWriter::create(dir, WriterConfig::default()).unwrap();
+    for d in 0..n {
+        let mut ds = w.add_dataset(&format!("{prefix}{d}")).unwrap();
         ds.define_array::<f64>(
             "v",
             vec!["i".into()],
@@ -134,6 +138,21 @@ fn a_collection_in_a_bucket_reads_writes_and_hides_like_a_local_one() {
         ds.finish().unwrap();
     }
     w.finish().unwrap();
+}
+
+fn scratch(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("atlas-wasm-cloud-{}-{name}", std::process::id()))
+}
+
+#[test]
+fn a_collection_in_a_bucket_reads_writes_and_hides_like_a_local_one() {
+    let Some(server) = moto_or_skip() else {
+        return;
+    };
+    let port = server.port;
+    create_bucket(port, "atlas");
+    let local = scratch("one");
+    write_collection(&local, "d", 3);
     let l = local.to_str().unwrap().to_string();
     let url = "s3://atlas/collections/one";
     ok(atlas(port, &["rewrite", &l, url]));
@@ -164,4 +183,105 @@ fn a_collection_in_a_bucket_reads_writes_and_hides_like_a_local_one() {
     ok(atlas(port, &["rewrite", url, back.to_str().unwrap()]));
     assert_eq!(ok(atlas(port, &["ls", back.to_str().unwrap()])), "d1\nd2\n");
     std::fs::remove_dir_all(&local).unwrap();
+}
+
+/// Puts `bytes` at `key` of bucket `atlas` in one PUT, as a writer that
+/// knows nothing of masks (atlas-rust, a plain copy) replaces a container.
+fn put_object(port: u16, key: &str, bytes: &[u8]) {
+    use object_store::{ObjectStoreExt, PutPayload};
+    let store = object_store::aws::AmazonS3Builder::new()
+        .with_endpoint(format!("http://127.0.0.1:{port}"))
+        .with_allow_http(true)
+        .with_bucket_name("atlas")
+        .with_region("us-east-1")
+        .with_access_key_id("testing")
+        .with_secret_access_key("testing")
+        .build()
+        .unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let path = object_store::path::Path::from(key);
+    runtime
+        .block_on(store.put(&path, PutPayload::from(bytes.to_vec())))
+        .unwrap();
+}
+
+/// Runs `atlas args` until it announces `step`, then SIGKILLs it.
+fn kill_atlas_at(port: u16, args: &[&str], step: &str) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(args)
+        .env("AWS_ENDPOINT", format!("http://127.0.0.1:{port}"))
+        .env("AWS_ALLOW_HTTP", "true")
+        .env("AWS_ACCESS_KEY_ID", "testing")
+        .env("AWS_SECRET_ACCESS_KEY", "testing")
+        .env("AWS_REGION", "us-east-1")
+        .env("ATLAS_WRITER_PAUSE_AT", step)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let wanted = format!("ATLAS_WRITER_PAUSED_AT {step}");
+    let mut seen = Vec::new();
+    for line in BufReader::new(child.stderr.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if line == wanted {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return;
+        }
+        seen.push(line);
+    }
+    let status = child.wait().unwrap();
+    panic!("atlas never reached '{step}' ({status}): {seen:?}");
+}
+
+/// The bucket side of docs/write-path.md's "Crash safety": `atlas rewrite`
+/// over a collection with a mask, killed after each step, leaves the old
+/// collection (deletions kept) or the new one (nothing hidden). Before the
+/// fix the mask went first: a kill before the upload finished showed the old
+/// collection with its deletions undone (`d0` back).
+#[test]
+fn a_killed_upload_leaves_the_old_collection_or_the_new_one() {
+    let Some(server) = moto_or_skip() else {
+        return;
+    };
+    let port = server.port;
+    create_bucket(port, "atlas");
+    let (old, new) = (scratch("old"), scratch("new"));
+    write_collection(&old, "d", 3);
+    write_collection(&new, "n", 4);
+    let (old_dir, new_dir) = (old.to_str().unwrap(), new.to_str().unwrap());
+    let (old_seen, new_seen) = ("d1\nd2\n", "n0\nn1\nn2\nn3\n");
+    let steps = [
+        ("bucket-mask-bound", old_seen),
+        ("bucket-container-uploaded", new_seen),
+        ("bucket-mask-removed", new_seen),
+    ];
+    for (step, seen) in steps {
+        let url = format!("s3://atlas/kill/{step}");
+        ok(atlas(port, &["rewrite", old_dir, &url]));
+        ok(atlas(port, &["rm", &url, "d0"]));
+        assert_eq!(ok(atlas(port, &["ls", &url])), old_seen);
+        kill_atlas_at(port, &["rewrite", new_dir, &url], step);
+        assert_eq!(ok(atlas(port, &["ls", &url])), seen, "killed at {step}");
+        // Whatever is left, a rewrite after the kill finishes the job.
+        ok(atlas(port, &["rewrite", new_dir, &url]));
+        assert_eq!(ok(atlas(port, &["ls", &url])), new_seen, "after {step}");
+    }
+
+    // `rm` binds its mask: a container put by a writer that knows nothing of
+    // masks is read whole, not with the old ordinal 0 (`n0`) hidden.
+    let url = "s3://atlas/race";
+    ok(atlas(port, &["rewrite", old_dir, url]));
+    ok(atlas(port, &["rm", url, "d0"]));
+    put_object(
+        port,
+        "race/data.atlas",
+        &std::fs::read(new.join("data.atlas")).unwrap(),
+    );
+    assert_eq!(ok(atlas(port, &["ls", url])), new_seen);
+    std::fs::remove_dir_all(&old).unwrap();
+    std::fs::remove_dir_all(&new).unwrap();
 }

@@ -198,11 +198,10 @@ fn nested_list(depth: usize) -> DType {
 /// What a case is, its container, its mask, and the code it must end in.
 type Case = (&'static str, Vec<u8>, Option<Vec<u8>>, &'static str);
 
-#[test]
-fn every_lie_ends_in_its_typed_error_within_the_budget() {
-    let _turn = MEASURING.lock().unwrap_or_else(|p| p.into_inner());
+/// Every forged collection, one lie each.
+fn cases() -> Vec<Case> {
     let float_block = zstd(&[0u8; 64]);
-    let cases: Vec<Case> = vec![
+    vec![
         (
             "a footer pool of 120 M one-byte nils",
             with_footer(encode_header().to_vec(), &zstd(&nil_pool(120_000_000))),
@@ -321,9 +320,14 @@ fn every_lie_ends_in_its_typed_error_within_the_budget() {
             }),
             "TooLarge",
         ),
-    ];
+    ]
+}
+
+#[test]
+fn every_lie_ends_in_its_typed_error_within_the_budget() {
+    let _turn = MEASURING.lock().unwrap_or_else(|p| p.into_inner());
     let mut report = Vec::new();
-    for (what, data, mask, code) in cases {
+    for (what, data, mask, code) in cases() {
         let size = data.len();
         let started = Instant::now();
         let (result, peak) = attempt(data, mask);
@@ -342,6 +346,39 @@ fn every_lie_ends_in_its_typed_error_within_the_budget() {
         assert!(peak < 2 * BUDGET as usize, "{what}: peak {peak} bytes");
     }
     println!("{}", report.join("\n"));
+}
+
+/// Writes every case to `$ATLAS_FIXTURES/forged/` (default
+/// `target/atlas-fixtures/forged/`) for the Node test that reads them through
+/// the npm package (js/test/forged.test.mjs): `NN/data.atlas`, `NN/deleted.mask`
+/// when the case has one, and `cases.json` with each case's lie and code.
+/// Run by js/scripts/test.sh: `cargo test --features writer --test
+/// reader_forged -- --ignored write_forged_fixtures`.
+#[test]
+#[ignore = "writes fixtures for js/test/forged.test.mjs"]
+fn write_forged_fixtures() {
+    let root = std::env::var_os("ATLAS_FIXTURES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/atlas-fixtures")
+        })
+        .join("forged");
+    let _ = std::fs::remove_dir_all(&root);
+    let mut listed = Vec::new();
+    for (i, (what, data, mask, code)) in cases().into_iter().enumerate() {
+        let dir = root.join(format!("{i:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("data.atlas"), &data).unwrap();
+        if let Some(mask) = &mask {
+            std::fs::write(dir.join("deleted.mask"), mask).unwrap();
+        }
+        listed.push(format!(
+            "  {{\"dir\": \"{i:02}\", \"what\": \"{what}\", \"code\": \"{code}\", \"bytes\": {}}}",
+            data.len()
+        ));
+    }
+    let json = format!("[\n{}\n]\n", listed.join(",\n"));
+    std::fs::write(root.join("cases.json"), json).unwrap();
 }
 
 /// What the memory budget must allow for a collection of N datasets: the

@@ -4,7 +4,8 @@
 #   2. the package: build (scripts/build.sh), `npm pack`, installed into a
 #      scratch project as a user would install it
 #   3. node --test on the installed package: HTTP (hostile servers too),
-#      Blob/bytes/user sources, the Worker in workerd, headless Chromium
+#      Blob/bytes/user sources, the Worker in workerd, headless Chromium,
+#      one conformance suite over every source, forged collections
 #   4. the consumer apps (js/consumers/run.sh): Vite, webpack, an import-map
 #      page, Node, Bun, a wrangler-style Worker; tsc --strict on the types
 #   5. wasm-bindgen tests of the core in Node and in headless Chromium, as a
@@ -26,6 +27,12 @@ if [ ! -f "$ATLAS_FIXTURES/every_dtype_zstd/expected.json" ]; then
   cargo run --quiet --manifest-path "$root/Cargo.toml" -p atlas-interop -- suite "$ATLAS_FIXTURES"
   cargo run --quiet --manifest-path "$root/Cargo.toml" -p atlas-interop -- python "$ATLAS_FIXTURES"
 fi
+
+# Collections that lie, for test/forged.test.mjs (tests/reader_forged.rs
+# writes them; cheap once `cargo test --all-features` has built it).
+step "writing forged collections into $ATLAS_FIXTURES/forged"
+cargo test --quiet --manifest-path "$root/Cargo.toml" --all-features --test reader_forged -- \
+  --ignored --exact write_forged_fixtures >/dev/null
 
 if [ ! "$js/node_modules/.package-lock.json" -nt "$js/package-lock.json" ]; then
   step "npm ci"

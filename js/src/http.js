@@ -16,11 +16,20 @@
  * - Network errors and 5xx answers are retried with bounded backoff, then
  *   reported as `Network` or `HttpStatus` (with `status`); the requests in
  *   flight are capped (default 6). src/source/http.rs keeps the same rules.
+ * - One request, headers and body, may take `timeout` ms (default 120 s,
+ *   as the native source); past it the request is cancelled and the read
+ *   is `Timeout`, not retried: a stalled server stays stalled.
  */
 import { AtlasError, aborted } from "./errors.js";
 import { limiter } from "./limit.js";
 
 const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+)$/;
+const DEFAULT_TIMEOUT_MS = 120_000;
+/** setTimeout's largest delay. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** The abort reason of a request that outlasted `timeout`. */
+const TIMED_OUT = Symbol("timed out");
 
 /** An answer worth asking for again (a dropped connection, a 5xx). */
 class Retry {
@@ -39,6 +48,10 @@ export function httpSource(url, options = {}) {
   const href = String(url);
   const fetchFn = options.fetch ?? globalThis.fetch;
   const retries = options.retries ?? 3;
+  const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
+  if (!(timeout > 0 && timeout <= MAX_TIMEOUT_MS)) {
+    throw new AtlasError(`timeout must be a number of milliseconds in (0, ${MAX_TIMEOUT_MS}], not ${timeout}`, "InvalidArgument");
+  }
   const limit = options.limit ?? limiter(options.maxConcurrency ?? 6);
   const pinned = { size: undefined, etag: undefined };
   let extra;
@@ -51,7 +64,26 @@ export function httpSource(url, options = {}) {
   const fail = (message, code, status) => new AtlasError(`GET ${href}: ${message}`, code, { status });
   const unsupported = (message) => fail(message, "RangeNotSupported");
 
+  /** One request under its own deadline: `Timeout` when it passes. */
   async function attempt(range, signal, check) {
+    const deadline = new AbortController();
+    const stop = () => deadline.abort(signal.reason);
+    if (signal) signal.addEventListener("abort", stop, { once: true });
+    const timer = setTimeout(() => deadline.abort(TIMED_OUT), timeout);
+    try {
+      return await attemptWithin(range, deadline.signal, check);
+    } catch (error) {
+      if (deadline.signal.reason === TIMED_OUT && !signal?.aborted) {
+        throw fail(`no complete answer to Range: ${range} within ${timeout} ms (option timeout)`, "Timeout");
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", stop);
+    }
+  }
+
+  async function attemptWithin(range, signal, check) {
     const headers = new Headers(extra);
     headers.set("Range", range);
     if (pinned.etag && !pinned.etag.startsWith("W/")) headers.set("If-Match", pinned.etag);
@@ -131,6 +163,9 @@ export function httpSource(url, options = {}) {
   function contentRange(response, range) {
     const header = response.headers.get("Content-Range");
     const match = header && CONTENT_RANGE.exec(header);
+    if (/^multipart\/byteranges/i.test(response.headers.get("Content-Type") ?? "")) {
+      throw unsupported(`answered Range: ${range} with multipart/byteranges; one range was asked, one part is wanted`);
+    }
     if (!match) {
       throw unsupported(
         `a 206 for Range: ${range} came with Content-Range ${header ?? "missing"}; a server on another origin ` +
@@ -188,6 +223,10 @@ export function httpSource(url, options = {}) {
   }
 
   async function read(offset, length, signal) {
+    if (pinned.size !== undefined && offset + length > pinned.size) {
+      throw fail(`bytes ${offset}..${offset + length} are outside the object of ${pinned.size} bytes`, "OutOfBounds");
+    }
+    if (length === 0) return new Uint8Array(0);
     const last = offset + length - 1;
     const range = `bytes=${offset}-${last}`;
     return request(range, signal, (response) => {
@@ -206,6 +245,10 @@ export function httpSource(url, options = {}) {
       }
       if (response.status !== 206) throw fail(`answered ${response.status} to Range: ${range}`, "HttpStatus", response.status);
       const got = contentRange(response, range);
+      if (got.start === offset && got.end === got.size - 1 && got.end < last) {
+        // A server clamps a range that runs past the end (RFC 9110, 14.1.2).
+        throw fail(`Range: ${range} runs past the end of the object of ${got.size} bytes`, "OutOfBounds");
+      }
       if (got.start !== offset || got.end !== last) {
         throw unsupported(`answered Content-Range bytes ${got.start}-${got.end}/${got.size} to Range: ${range}`);
       }

@@ -162,6 +162,11 @@ export interface UrlOptions {
   maxConcurrency?: number;
   /** Attempts after a network error or a 5xx answer (default 3). */
   retries?: number;
+  /**
+   * Milliseconds one request (headers and body) may take (default 120000).
+   * Past it the read rejects with code `Timeout`, without a retry.
+   */
+  timeout?: number;
 }
 
 /** The part of a Workers R2 binding the R2 source uses. */

@@ -8,6 +8,9 @@
 import { AtlasError } from "./errors.js";
 import { limiter } from "./limit.js";
 
+/** R2's answer to a range it cannot serve (error 10039, InvalidRange). */
+const UNSATISFIABLE = /\b10039\b|range is not satisfiable/i;
+
 /**
  * @param {import("./index.d.ts").R2BucketLike} bucket
  * @param {string} key
@@ -22,7 +25,17 @@ export function r2Source(bucket, key, options = {}) {
   async function get(range) {
     return limit(async () => {
       const onlyIf = pinned.etag ? { etagMatches: pinned.etag } : undefined;
-      const object = await bucket.get(key, { range, onlyIf });
+      let object;
+      try {
+        object = await bucket.get(key, { range, onlyIf });
+      } catch (error) {
+        if (!UNSATISFIABLE.test(error?.message ?? "")) throw fail(`get failed: ${error?.message ?? error}`);
+        // R2 refuses a range that starts at or past the end, and any suffix
+        // of an empty object: the whole object answers which it was.
+        object = await bucket.get(key, { onlyIf });
+        if (object?.size === 0 && "suffix" in range) range = { offset: 0, length: 0 };
+        else if (object && typeof object.arrayBuffer === "function") throw outside(range, object.size);
+      }
       if (object === null) {
         throw fail("not in the bucket", pinned.size === undefined ? "NotFound" : "ObjectChanged");
       }
@@ -35,13 +48,20 @@ export function r2Source(bucket, key, options = {}) {
       }
       pinned.size ??= object.size;
       pinned.etag ??= object.etag;
+      if ("offset" in range && range.offset + range.length > object.size) throw outside(range, object.size);
       return { size: object.size, bytes: new Uint8Array(await object.arrayBuffer()) };
     });
   }
 
+  const outside = ({ offset, length }, size) => fail(`bytes ${offset}..${offset + length} are outside it (${size} bytes)`, "OutOfBounds");
+
   return {
     describe: () => name,
     readTail: (length) => get({ suffix: length }),
-    read: async (offset, length) => (await get({ offset, length })).bytes,
+    read: async (offset, length) => {
+      if (pinned.size !== undefined && offset + length > pinned.size) throw outside({ offset, length }, pinned.size);
+      if (length === 0) return new Uint8Array(0);
+      return (await get({ offset, length })).bytes;
+    },
   };
 }

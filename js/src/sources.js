@@ -20,7 +20,10 @@ export function bytesSource(bytes) {
   return {
     size: bytes.length,
     describe: () => `${bytes.length} bytes in memory`,
-    read: async (offset, length) => bytes.subarray(offset, offset + length),
+    read: async (offset, length) => {
+      pastTheEnd(offset, length, bytes.length, "the bytes");
+      return bytes.subarray(offset, offset + length);
+    },
   };
 }
 
@@ -32,8 +35,18 @@ export function blobSource(blob) {
   return {
     size: blob.size,
     describe: () => (blob.name ? `file ${blob.name}` : `a Blob of ${blob.size} bytes`),
-    read: async (offset, length) => new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer()),
+    read: async (offset, length) => {
+      pastTheEnd(offset, length, blob.size, "the Blob");
+      return new Uint8Array(await blob.slice(offset, offset + length).arrayBuffer());
+    },
   };
+}
+
+/** `OutOfBounds` for a read that runs past an object of `size` bytes. */
+function pastTheEnd(offset, length, size, what) {
+  if (offset + length > size) {
+    throw new AtlasError(`bytes ${offset}..${offset + length} are outside ${what} (${size} bytes)`, "OutOfBounds");
+  }
 }
 
 /** The normalised form of a source, or `InvalidArgument`. */
@@ -45,7 +58,18 @@ export function toSource(source, role) {
     );
   }
   const describe = () => (typeof source.describe === "function" ? String(source.describe()) : `the ${role} source`);
-  const read = async (offset, length, signal) => asBytes(await source.read(offset, length, signal), describe);
+  // The core holds every answer to its length too; saying so here names the source.
+  const read = async (offset, length, signal) => {
+    const bytes = asBytes(await source.read(offset, length, signal), describe);
+    if (bytes.length !== length) {
+      const size = await sizeOf(source);
+      if (size !== undefined && offset + length > size) {
+        throw new AtlasError(`bytes ${offset}..${offset + length} are outside ${describe()} (${size} bytes)`, "OutOfBounds");
+      }
+      throw new AtlasError(`${describe()} answered ${bytes.length} bytes for a read of ${length} at offset ${offset}`, "Io");
+    }
+    return bytes;
+  };
   let readTail;
   if (typeof source.readTail === "function") {
     readTail = async (length, signal) => {
@@ -54,8 +78,8 @@ export function toSource(source, role) {
     };
   } else {
     readTail = async (length, signal) => {
-      const size = Number(typeof source.size === "function" ? await source.size() : source.size);
-      if (!Number.isSafeInteger(size) || size < 0) {
+      const size = await sizeOf(source);
+      if (size === undefined) {
         throw new AtlasError(`${describe()} has no size: give it a size or a readTail(length)`, "InvalidArgument");
       }
       const start = Math.max(0, size - length);
@@ -63,6 +87,12 @@ export function toSource(source, role) {
     };
   }
   return { describe, read, readTail };
+}
+
+/** The size a user's source declares, if it declares a valid one. */
+async function sizeOf(source) {
+  const size = Number(typeof source.size === "function" ? await source.size() : source.size);
+  return Number.isSafeInteger(size) && size >= 0 ? size : undefined;
 }
 
 function asBytes(value, describe) {

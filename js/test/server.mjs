@@ -15,6 +15,21 @@
  *     /~flaky/…         the first request per path answers 500
  *     /~slow/…          waits 300 ms before answering
  *
+ * and, for the fault matrix of test/conformance.test.mjs:
+ *
+ *     /~short/… /~long/…  a 206 one byte shorter / longer than its Content-Range
+ *     /~wrong-range/…     a 206 whose Content-Range is off by one
+ *     /~multipart/…       a 206 as multipart/byteranges
+ *     /~br/…              brotli on the 206 (Content-Encoding: br)
+ *     /~416-bare/…        416 without Content-Range to every ranged GET
+ *     /~weak-etag/…       a weak ETag (W/"…")
+ *     /~down/…            503 to every request
+ *     /~reset/…           half the body, then the connection is destroyed
+ *     /~stall/…           half the body, then nothing until the client leaves
+ *     /~redirect-302/…, /~redirect-307/…  a redirect to the path without it
+ *     /~no-expose/…       no Access-Control-Expose-Headers (a browser then
+ *                         hides Content-Range and ETag from the page)
+ *
  * Every request is logged (`server.log`), and `server.maxActive` is the most
  * requests ever in flight at once.
  *
@@ -23,7 +38,7 @@
 import { createServer } from "node:http";
 import { open, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve, sep } from "node:path";
-import { gzipSync } from "node:zlib";
+import { brotliCompressSync, gzipSync } from "node:zlib";
 
 const TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -35,7 +50,11 @@ const TYPES = {
   ".svg": "image/svg+xml",
   ".png": "image/png",
 };
-const KNOBS = new Set(["ignore-range", "416", "gzip", "etag-change", "flaky", "slow"]);
+const KNOBS = new Set([
+  ...["ignore-range", "416", "gzip", "etag-change", "flaky", "slow"],
+  ...["short", "long", "wrong-range", "multipart", "br", "416-bare", "weak-etag", "down"],
+  ...["reset", "stall", "redirect-302", "redirect-307", "no-expose"],
+]);
 
 /**
  * @param {{root: string, port?: number, host?: string}} options
@@ -55,7 +74,7 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
       await handle(req, res, entry);
     } catch (error) {
       entry.status = 500;
-      if (!res.headersSent) res.writeHead(500, cors({ "Content-Type": "text/plain" }));
+      if (!res.headersSent) res.writeHead(500, corsExposed({ "Content-Type": "text/plain" }));
       res.end(String(error?.message ?? error));
     }
   });
@@ -68,16 +87,24 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
     seen.set(req.url, count);
 
     if (req.method === "OPTIONS") {
-      res.writeHead(204, cors({
+      res.writeHead(204, corsExposed({
         "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
         "Access-Control-Allow-Headers": "Range, If-Match, Authorization",
         "Access-Control-Max-Age": "600",
       }));
       return res.end();
     }
+    const cors = knobs.has("no-expose") ? corsHidden : corsExposed;
     if (req.method !== "GET" && req.method !== "HEAD") return answer(405);
     if (knobs.has("slow")) await new Promise((r) => setTimeout(r, 300));
     if (knobs.has("flaky") && count === 1) return answer(500);
+    if (knobs.has("down")) return answer(503);
+    for (const code of [302, 307]) {
+      if (knobs.has(`redirect-${code}`)) {
+        const to = req.url.replace(`/~redirect-${code}`, "");
+        return answer(code, cors({ Location: to }));
+      }
+    }
 
     let file = normalize(join(base, path));
     if (file !== base && !file.startsWith(base + sep)) return answer(403);
@@ -89,8 +116,10 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
     if (!info?.isFile()) return answer(404);
 
     const size = info.size;
-    let etag = `"${size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
+    // The inode tells apart a file replaced by a rename within the same millisecond.
+    let etag = `"${info.ino.toString(16)}-${size.toString(16)}-${Math.floor(info.mtimeMs).toString(16)}"`;
     if (knobs.has("etag-change")) etag = count === 1 ? '"v1"' : '"v2"';
+    if (knobs.has("weak-etag")) etag = `W/${etag}`;
     const headers = cors({ "Content-Type": TYPES[extname(file)] ?? "application/octet-stream", ETag: etag, "Accept-Ranges": "bytes" });
     const ifMatch = req.headers["if-match"];
     if (ifMatch && ifMatch !== "*" && !ifMatch.split(/\s*,\s*/).includes(etag)) return answer(412, headers);
@@ -101,6 +130,7 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
     const range = req.headers.range;
     if (range && !knobs.has("ignore-range")) {
       const parsed = parseRange(range, size);
+      if (knobs.has("416-bare")) return answer(416, headers);
       if (knobs.has("416") || parsed === "unsatisfiable") {
         return answer(416, { ...headers, "Content-Range": `bytes */${size}` });
       }
@@ -115,10 +145,21 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
       body = gzipSync(body);
       headers["Content-Encoding"] = "gzip";
     }
+    if (knobs.has("br")) {
+      body = brotliCompressSync(body);
+      headers["Content-Encoding"] = "br";
+    }
+    if (status === 206) body = misshape(knobs, body, headers, { start, end, size });
     headers["Content-Length"] = String(body.length);
     entry.status = status;
     entry.bytes = req.method === "HEAD" ? 0 : body.length;
     res.writeHead(status, headers);
+    if (req.method !== "HEAD" && (knobs.has("reset") || knobs.has("stall"))) {
+      // Half the body, then a broken connection or silence.
+      res.write(body.subarray(0, body.length >> 1));
+      if (knobs.has("reset")) setTimeout(() => res.destroy(), 20);
+      return;
+    }
     res.end(req.method === "HEAD" ? undefined : body);
 
     function answer(code, extra = cors({})) {
@@ -151,12 +192,31 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
   };
 }
 
-function cors(headers) {
+function corsExposed(headers) {
   return {
     ...headers,
     "Access-Control-Allow-Origin": "*",
     "Access-Control-Expose-Headers": "Content-Range, Content-Length, ETag",
   };
+}
+
+/** CORS that lets the page read the body but none of the range headers. */
+function corsHidden(headers) {
+  return { ...headers, "Access-Control-Allow-Origin": "*" };
+}
+
+/** The 206 body (and headers) a misbehaving server sends instead. */
+function misshape(knobs, body, headers, { start, end, size }) {
+  if (knobs.has("short")) return body.subarray(1);
+  if (knobs.has("long")) return Buffer.concat([body, Buffer.from([0])]);
+  if (knobs.has("wrong-range")) headers["Content-Range"] = `bytes ${start + 1}-${end + 1}/${size}`;
+  if (knobs.has("multipart")) {
+    const head = `--XX\r\nContent-Type: application/octet-stream\r\nContent-Range: bytes ${start}-${end}/${size}\r\n\r\n`;
+    headers["Content-Type"] = "multipart/byteranges; boundary=XX";
+    delete headers["Content-Range"];
+    return Buffer.concat([Buffer.from(head), body, Buffer.from("\r\n--XX--\r\n")]);
+  }
+  return body;
 }
 
 /** `[start, end]` (inclusive), `"unsatisfiable"`, or undefined to ignore the header. */

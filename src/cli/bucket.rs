@@ -12,8 +12,9 @@ use std::sync::{Arc, OnceLock};
 use object_store::path::Path;
 use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 
-use crate::format::mask::encode_mask;
+use crate::format::mask::encode_bound_mask;
 use crate::source::ObjectStoreSource;
+use crate::write::mask::{binding_of, crash_point};
 use crate::write::{Deletion, DATA_FILE, MASK_FILE};
 use crate::{Atlas, ByteSource, Error, Result};
 
@@ -76,6 +77,22 @@ impl Bucket {
         )
     }
 
+    /// The collection at the prefix, its mask applied as a reader applies it.
+    /// On the bucket runtime: `rewrite` uploads from inside an executor.
+    fn open_collection(&self) -> Result<Atlas> {
+        self.runtime.block_on(Atlas::open(
+            self.source(DATA_FILE),
+            Some(self.source(MASK_FILE)),
+        ))
+    }
+
+    /// Whether `data.atlas` opens on its own (without the mask).
+    fn container_opens(&self) -> bool {
+        self.runtime
+            .block_on(Atlas::open(self.source(DATA_FILE), None))
+            .is_ok()
+    }
+
     /// Writes a small object in one request (atomic in every store).
     fn put(&self, name: &str, bytes: Vec<u8>) -> Result<()> {
         let path = self.path(name);
@@ -129,17 +146,16 @@ fn store_error(e: object_store::Error, what: &str) -> Error {
 }
 
 /// `rm` on a bucket: the same rule as [`crate::write::delete_datasets`],
-/// and one PUT of the whole mask (atomic in every object store).
+/// and one PUT of the whole mask (atomic in every object store), bound to
+/// the container it was computed against, so that it hides nothing in a
+/// container uploaded meanwhile.
 pub(crate) fn delete_datasets(
     location: &str,
     wanted: &[String],
     missing_ok: bool,
 ) -> Result<Deletion> {
     let bucket = Bucket::open(location)?;
-    let atlas = futures_executor::block_on(Atlas::open(
-        bucket.source(DATA_FILE),
-        Some(bucket.source(MASK_FILE)),
-    ))?;
+    let atlas = bucket.open_collection()?;
     let live: HashSet<String> = atlas.list_datasets().into_iter().collect();
     let all = &atlas.footer().datasets;
     let mut ordinals: BTreeSet<u32> = (0..all.len() as u32)
@@ -160,7 +176,7 @@ pub(crate) fn delete_datasets(
         return Err(Error::DatasetNotFound(missing.join(", ")));
     }
     if !removed.is_empty() {
-        bucket.put(MASK_FILE, encode_mask(&ordinals))?;
+        bucket.put(MASK_FILE, encode_bound_mask(&ordinals, &binding_of(&atlas)))?;
     }
     Ok(Deletion {
         removed,
@@ -169,10 +185,37 @@ pub(crate) fn delete_datasets(
     })
 }
 
-/// Puts a finished local collection at a bucket prefix: the stale mask
-/// goes first, then the container in one upload that appears whole.
+/// Puts a finished local collection at a bucket prefix with the promise
+/// a local `finish` keeps (docs/write-path.md, "Crash safety"): a reader
+/// sees the old collection or the new one, never the old container with its
+/// deletions undone. Steps (each a kill point for tests/cli_cloud.rs):
+///
+/// 1. `bucket-mask-bound`: the old mask put again, bound to the old
+///    container, hiding what it hides now;
+/// 2. `bucket-container-uploaded`: the new container, in one upload that
+///    appears whole; the bound mask hides nothing in it;
+/// 3. `bucket-mask-removed`: the mask deleted.
+///
+/// When the old container does not open, no reader sees a collection with or
+/// without its mask: the mask goes first. When only the mask fails, readers
+/// fail on it until it goes, after the upload.
 pub(crate) fn upload_collection(location: &str, dir: &std::path::Path) -> Result<()> {
     let bucket = Bucket::open(location)?;
+    match bucket.open_collection() {
+        Ok(old) if !old.shared.deleted.is_empty() => {
+            bucket.put(
+                MASK_FILE,
+                encode_bound_mask(&old.shared.deleted, &binding_of(&old)),
+            )?;
+            crash_point("bucket-mask-bound");
+        }
+        Ok(_) => {}
+        Err(_) if bucket.container_opens() => {}
+        Err(_) => bucket.remove(MASK_FILE)?,
+    }
+    bucket.upload(DATA_FILE, &dir.join(DATA_FILE))?;
+    crash_point("bucket-container-uploaded");
     bucket.remove(MASK_FILE)?;
-    bucket.upload(DATA_FILE, &dir.join(DATA_FILE))
+    crash_point("bucket-mask-removed");
+    Ok(())
 }

@@ -7,6 +7,12 @@
 
 pub use def::DType;
 
+/// How many `list<…>` / `fixed_size_list<…>` a dtype may nest, in either
+/// footer. Both decoders recurse per level, so the limit is what keeps a
+/// forged file from running the stack out (wasm's is 1 MiB, with no guard
+/// page); no real collection comes near it.
+pub const MAX_DTYPE_NESTING: usize = 16;
+
 // rkyv derives per-variant structs for `FixedSizeList` and `List` whose
 // fields it leaves undocumented; the lint cannot reach them otherwise.
 #[allow(missing_docs)]

@@ -305,13 +305,10 @@ fn read_wire(bytes: &[u8], budget: Budget) -> Result<WireFooter> {
     Ok(wire)
 }
 
-/// List types nest; a forged footer must not nest them without end.
-const MAX_DTYPE_DEPTH: u32 = 16;
-
 /// A unit variant is its snake_case name; a struct variant is a one-entry
 /// map from its name to its fields.
 fn read_dtype(r: &mut Reader, depth: u32) -> Result<DType> {
-    if depth > MAX_DTYPE_DEPTH {
+    if depth as usize > crate::format::dtype::MAX_DTYPE_NESTING {
         return Err(r.error("list types nested too deep"));
     }
     if matches!(r.peek(), Some(0x80..=0x8f | 0xde | 0xdf)) {

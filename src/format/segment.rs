@@ -14,7 +14,7 @@ use std::ops::Range;
 
 use crate::error::{Error, Result};
 use crate::format::budget::check;
-use crate::format::dtype::DType;
+use crate::format::dtype::{DType, MAX_DTYPE_NESTING};
 use crate::format::open::{
     expect_range, join_head, slice_of, spent, Fetched, Need, OpenDecoder, Step,
 };
@@ -238,14 +238,32 @@ pub fn decode_segment_trailer(tail: &[u8], segment_len: u64) -> Result<std::ops:
     Ok(room - footer_size..room)
 }
 
+/// Levels of the footer's own structure (the root, the array table) above
+/// a dtype's. rkyv validates and decodes nested values by recursion, so it
+/// is told the most levels a footer may have: [`MAX_DTYPE_NESTING`] list
+/// dtypes and these. Past it the validation stops before the stack runs out.
+const FOOTER_OWN_NESTING: usize = 2;
+
 /// Validates and decodes the rkyv footer bytes (without the trailer).
 pub fn decode_segment_footer(bytes: &[u8]) -> Result<SegmentFooter> {
+    use rkyv::validation::{archive::ArchiveValidator, shared::SharedValidator, Validator};
     // The archive needs its natural alignment; bytes off the wire have none.
     // Its size is that of bytes already in hand, so the copy is bounded.
     let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len());
     aligned.extend_from_slice(bytes);
-    let footer = rkyv::from_bytes::<SegmentFooter, rkyv::rancor::Error>(&aligned)
-        .map_err(|e| Error::corrupt(format!("segment footer does not decode: {e}")))?;
+    // rkyv fails the push that would reach the limit, hence the one more.
+    let levels = MAX_DTYPE_NESTING + FOOTER_OWN_NESTING + 1;
+    let mut validator = Validator::new(
+        ArchiveValidator::with_max_depth(&aligned, std::num::NonZeroUsize::new(levels)),
+        SharedValidator::new(),
+    );
+    let archived = rkyv::api::access_with_context::<ArchivedSegmentFooter, _, rkyv::rancor::Error>(
+        &aligned,
+        &mut validator,
+    )
+    .map_err(does_not_decode)?;
+    let footer = rkyv::deserialize::<SegmentFooter, rkyv::rancor::Error>(archived)
+        .map_err(does_not_decode)?;
     if footer.version != SEGMENT_VERSION {
         return Err(Error::corrupt(format!(
             "segment footer version {} is not {SEGMENT_VERSION}",
@@ -253,6 +271,20 @@ pub fn decode_segment_footer(bytes: &[u8]) -> Result<SegmentFooter> {
         )));
     }
     Ok(footer)
+}
+
+/// Why rkyv refused a footer. Past the nesting limit rkyv says so in a
+/// trace, which its error shows only in its `Debug` form and only in builds
+/// with debug assertions; release builds (the wasm module) keep no detail
+/// at all, and an error type of our own that kept it cost the module 4.3 KB
+/// gzipped, so there every refusal reads the same.
+fn does_not_decode(e: rkyv::rancor::Error) -> Error {
+    if format!("{e:?}").contains("ExceededMaximumSubtreeDepth") {
+        return Error::corrupt(format!(
+            "segment footer nests deeper than {MAX_DTYPE_NESTING} list dtypes"
+        ));
+    }
+    Error::corrupt(format!("segment footer does not decode: {e}"))
 }
 
 /// Opens one segment of a container from its end: one range read of the
@@ -529,6 +561,30 @@ mod tests {
                 attributes: vec![(0, 0)],
                 stats: None,
             }],
+        }
+    }
+
+    fn lists(depth: usize) -> DType {
+        (0..depth).fold(DType::Int8, |child, _| DType::List {
+            child: Box::new(child),
+        })
+    }
+
+    #[test]
+    fn list_dtypes_nest_to_the_limit_and_no_deeper() {
+        let with = |dtype: DType| {
+            let mut footer = sample();
+            footer.arrays[0].dtype = dtype;
+            let bytes = encode_segment_footer(&footer).unwrap();
+            let range = decode_segment_trailer(&bytes, bytes.len() as u64).unwrap();
+            decode_segment_footer(&bytes[range.start as usize..range.end as usize])
+        };
+        let deepest = with(lists(MAX_DTYPE_NESTING)).unwrap();
+        assert_eq!(deepest.arrays[0].dtype, lists(MAX_DTYPE_NESTING));
+        for depth in [MAX_DTYPE_NESTING + 1, 10_000] {
+            let error = with(lists(depth)).unwrap_err();
+            assert_eq!(error.code(), "CorruptCollection");
+            assert!(error.to_string().contains("deeper than 16"), "{error}");
         }
     }
 

@@ -100,7 +100,7 @@ pub(crate) struct Shared {
     pub(crate) loading: Loading,
     segments: Mutex<HashMap<u32, SegmentSlot>>,
     /// The tail the open read; segments inside it open without a request.
-    pub(crate) held: Held,
+    pub(crate) held: Arc<Held>,
 }
 
 /// An open collection. Cloning is cheap and clones share caches.
@@ -190,10 +190,10 @@ impl Atlas {
                 variables,
                 loading: Mutex::default(),
                 segments: Mutex::default(),
-                held: Held {
+                held: Arc::new(Held {
                     from: held_from,
                     bytes: held,
-                },
+                }),
             }),
         })
     }
@@ -417,13 +417,10 @@ impl Atlas {
             segments
                 .entry(variable)
                 .or_insert_with(|| {
-                    let shared = self.shared.clone();
                     let datasets = self.datasets_declaring(variable);
-                    let open: SourceFuture<'static, Arc<Segment>> = Box::pin(async move {
-                        Segment::open(&shared, variable, datasets)
-                            .await
-                            .map(Arc::new)
-                    });
+                    let opening = Segment::open(&self.shared, variable, datasets);
+                    let open: SourceFuture<'static, Arc<Segment>> =
+                        Box::pin(async move { opening.await.map(Arc::new) });
                     open.shared()
                 })
                 .clone()

@@ -42,7 +42,14 @@ pub(crate) struct Segment {
 
 impl Segment {
     /// Reads and decodes a segment in one request where the probe covers the footer.
-    pub(crate) async fn open(inner: &Inner, variable: u32, datasets: u64) -> Result<Segment> {
+    /// The future holds the data source but not `inner`: it is kept in
+    /// `inner.segments` while it runs, and one there that held `inner` would
+    /// keep a handle dropped mid-open alive in a cycle.
+    pub(crate) fn open(
+        inner: &Inner,
+        variable: u32,
+        datasets: u64,
+    ) -> impl std::future::Future<Output = Result<Segment>> + 'static {
         let entry = &inner.footer.variables[variable as usize];
         let (offset, len) = (entry.seg_offset, entry.seg_len);
         // A segment inside the open's tail read costs nothing to take whole.
@@ -54,14 +61,15 @@ impl Segment {
                 .min(MAX_PROBE)
                 .min(len)
         };
-        let OpenedSegment { footer, probe } = drive_holding(
-            inner.data.as_ref(),
-            Some(&inner.held),
-            SegmentOpen::new(offset, len, probe_len, inner.options.memory_budget),
-        )
-        .await?;
-        let probe = probe.map(|(start, bytes)| (start, Arc::new(bytes)));
-        Self::from_footer(variable, offset, footer, probe)
+        let data = inner.data.clone();
+        let held = inner.held.clone();
+        let decoder = SegmentOpen::new(offset, len, probe_len, inner.options.memory_budget);
+        async move {
+            let OpenedSegment { footer, probe } =
+                drive_holding(data.as_ref(), Some(&held), decoder).await?;
+            let probe = probe.map(|(start, bytes)| (start, Arc::new(bytes)));
+            Self::from_footer(variable, offset, footer, probe)
+        }
     }
 
     fn from_footer(
@@ -198,10 +206,14 @@ impl Segment {
         id: u32,
     ) -> SharedBlock {
         let this = self.clone();
-        let inner = inner.clone();
+        // Weak: the load lives in `inner.loading` until it ends; a strong
+        // reference there would keep a handle whose read was dropped
+        // mid-load alive in a cycle.
+        let weak = Arc::downgrade(inner);
         let load: SourceFuture<'static, Block> = Box::pin(async move {
             let result = async {
                 let (bytes, slices) = fetch.await?;
+                let inner = weak.upgrade().ok_or(Error::Aborted)?;
                 let (start, end) = slices[position];
                 let meta = &this.blocks[id as usize];
                 let block = CompressedBlock {
@@ -216,7 +228,9 @@ impl Segment {
                     inner.options.memory_budget,
                     "a decompressed block",
                 )?;
-                let decoded = match &inner.options.decoder {
+                let host = inner.options.decoder.clone();
+                drop(inner); // not held across the host decoder's await
+                let decoded = match host {
                     Some(decoder) => decoder.decode(block).await?,
                     None => block.decompress()?,
                 };
@@ -232,14 +246,16 @@ impl Segment {
             }
             .await;
             let key = (this.variable, id);
-            if let Ok(bytes) = &result {
-                inner.cache.insert(key, bytes.clone());
+            if let Some(inner) = weak.upgrade() {
+                if let Ok(bytes) = &result {
+                    inner.cache.insert(key, bytes.clone());
+                }
+                inner
+                    .loading
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&key);
             }
-            inner
-                .loading
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .remove(&key);
             result
         });
         load.shared()
@@ -265,7 +281,7 @@ impl Segment {
             })
             .collect();
         let this = self.clone();
-        let inner = inner.clone();
+        let data = inner.data.clone(); // the source, not `inner`: see `load_blocks`
         Box::pin(async move {
             if let Some((probe_start, bytes)) = &this.probe {
                 if start >= *probe_start {
@@ -275,8 +291,7 @@ impl Segment {
                     return Ok((bytes.clone(), shifted));
                 }
             }
-            let bytes = inner
-                .data
+            let bytes = data
                 .read_range(this.offset + start..this.offset + end)
                 .await?;
             Ok((Arc::new(bytes), slices))

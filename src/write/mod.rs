@@ -13,7 +13,7 @@ mod blocks;
 mod chunk;
 mod collection;
 mod element;
-mod mask;
+pub(crate) mod mask;
 mod pool;
 mod pools;
 mod rewrite;

@@ -1,0 +1,402 @@
+// One conformance suite over every JavaScript source: HTTP (against the
+// local server of ./server.mjs), R2 in workerd (through miniflare), Blob,
+// bytes and a custom object. Each case ends in the right bytes or one
+// specific error code, within a bounded number of requests; HTTP then runs
+// the fault matrix tests/source_conformance.rs runs for the native source.
+//
+// Sources are driven as the core drives them: through the package's own
+// normalisation (`toSource`, dist/sources.js), which every source passes
+// before it reaches the wasm core. Cases a source cannot meet by
+// construction are skipped where they are listed, with the reason.
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { after, before, describe, it } from "node:test";
+import { Miniflare } from "miniflare";
+import { Atlas, AtlasError } from "atlas-wasm";
+import { startServer } from "./server.mjs";
+
+const PACKAGE = dirname(createRequire(import.meta.url).resolve("atlas-wasm/package.json"));
+const { toSource } = await import(pathToFileURL(join(PACKAGE, "dist", "sources.js")).href);
+
+/** A recognisable object: byte `i` is `i * 7 + seed`, wrapping. */
+const object = (length, seed) => Uint8Array.from({ length }, (_, i) => (i * 7 + seed) & 255);
+
+/** The code a promise rejects with (an AtlasError), or a failure. */
+async function code(promise) {
+  try {
+    const value = await promise;
+    assert.fail(`expected an error, got ${JSON.stringify(value)?.slice(0, 80)}`);
+  } catch (error) {
+    if (error instanceof assert.AssertionError) throw error;
+    assert.ok(error?.code, `an error with a code, not ${error}`);
+    return error.code;
+  }
+}
+
+const same = (got, want, label) => assert.deepEqual(Buffer.from(got), Buffer.from(want), label);
+
+// ─── Backends: where objects live, and how a source reads one ──────────────
+//
+// A case's request bound is one request per call (a retry or a second look
+// is a failure), counted by the server, the Worker, or the source's reads.
+//
+// put(key, bytes) creates or replaces; source(key) is the normalised source;
+// requests(key) counts requests for it so far; replaced / missing say what a
+// source does when the object is replaced mid-session or absent.
+
+let root, server, r2;
+before(async () => {
+  root = mkdtempSync(join(tmpdir(), "atlas-conformance-"));
+  server = await startServer({ root });
+  r2 = await workerdR2();
+});
+after(async () => {
+  await server?.close();
+  await r2?.dispose();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function memoryBackend(label, make) {
+  const objects = new Map();
+  const reads = new Map();
+  return {
+    label,
+    put: (key, bytes) => objects.set(key, bytes),
+    source(key) {
+      const inner = make(objects.get(key));
+      const counted = { ...inner, read: (o, n, s) => (reads.set(key, (reads.get(key) ?? 0) + 1), inner.read(o, n, s)) };
+      return toSource(counted, "data");
+    },
+    requests: (key) => reads.get(key) ?? 0,
+    short: undefined,
+    replaced: "a source over bytes in memory holds them: they cannot be replaced",
+    missing: "a source over bytes in memory cannot be missing",
+  };
+}
+
+const bytesBackend = () => memoryBackend("bytes", (bytes) => Atlas.fromBytes(bytes));
+const blobBackend = () => memoryBackend("Blob", (bytes) => Atlas.fromBlob(new Blob([bytes])));
+
+/** A user's object (`size` + `read`); `skew` makes it answer that many bytes too many. */
+function customBackend() {
+  const backend = memoryBackend("custom object", (bytes) => ({
+    size: async () => bytes.length,
+    read: async (o, n) => bytes.slice(o, Math.min(bytes.length, o + n + backend.skew)),
+  }));
+  backend.skew = 0;
+  backend.replaced = "a custom object is its owner's: what it answers after a replacement is up to it";
+  backend.missing = "a custom object is its owner's: it has no 'missing' of its own";
+  // A custom source that answers short or long is held to the length asked.
+  backend.misshape = (skew) => (backend.skew = skew);
+  backend.shapeCode = "Io";
+  return backend;
+}
+
+function httpBackend() {
+  const counted = (path) => server.log.filter((e) => e.url.endsWith(`/${path}`)).length;
+  return {
+    label: "HTTP",
+    put(key, bytes) {
+      // As every atlas writer replaces a file: a new file renamed over it.
+      writeFileSync(join(root, `${key}.new`), bytes);
+      renameSync(join(root, `${key}.new`), join(root, key));
+    },
+    source: (key, knob = "") => toSource(Atlas.fromUrl(`${server.url}${knob}/${key}`, { timeout: 5000 }), "data"),
+    requests: (key) => counted(key),
+    replaced: "Changed",
+    missing: "NotFound",
+    misshape: undefined,
+    shapeCode: "RangeNotSupported",
+  };
+}
+
+/**
+ * R2 in workerd: a Worker that holds sessions (`Atlas.fromR2` through
+ * `toSource`, both from the package's dist) and answers one JSON command
+ * per request.
+ */
+async function workerdR2() {
+  const root = "/bundle";
+  const modules = [{ type: "ESModule", path: `${root}/worker.js`, contents: R2_WORKER }];
+  for (const file of ["r2.js", "sources.js", "errors.js", "limit.js"]) {
+    modules.push({ type: "ESModule", path: `${root}/${file}`, contents: readFileSync(join(PACKAGE, "dist", file), "utf8") });
+  }
+  const mf = new Miniflare({ modules, modulesRoot: root, compatibilityDate: "2026-04-01", cf: false, r2Buckets: ["BUCKET"] });
+  const bucket = await mf.getR2Bucket("BUCKET");
+  const call = async (command) => (await mf.dispatchFetch("http://worker/", { method: "POST", body: JSON.stringify(command) })).json();
+  let sessions = 0;
+  return {
+    dispose: () => mf.dispose(),
+    backend: {
+      label: "R2 in workerd",
+      put: (key, bytes) => bucket.put(key, bytes),
+      source(key) {
+        const id = ++sessions;
+        const answer = (out) => {
+          if (out.code) throw new AtlasError(out.message, out.code);
+          return out;
+        };
+        return {
+          readTail: async (length) => {
+            const out = answer(await call({ op: "tail", id, key, length }));
+            return { bytes: Uint8Array.from(out.bytes), size: out.size };
+          },
+          read: async (offset, length) => Uint8Array.from(answer(await call({ op: "read", id, key, offset, length })).bytes),
+        };
+      },
+      requests: async (key) => (await call({ op: "gets", key })).gets,
+      replaced: "Changed",
+      missing: "NotFound",
+      misshape: undefined,
+    },
+  };
+}
+
+const R2_WORKER = `
+import { r2Source } from "./r2.js";
+import { toSource } from "./sources.js";
+const sessions = new Map();
+const gets = new Map();
+export default {
+  async fetch(request, env) {
+    const c = await request.json();
+    if (c.op === "gets") return Response.json({ gets: gets.get(c.key) ?? 0 });
+    const bucket = { get: (key, options) => (gets.set(key, (gets.get(key) ?? 0) + 1), env.BUCKET.get(key, options)) };
+    if (!sessions.has(c.id)) sessions.set(c.id, toSource(r2Source(bucket, c.key), "data"));
+    const source = sessions.get(c.id);
+    try {
+      const out = c.op === "tail" ? await source.readTail(c.length) : { bytes: await source.read(c.offset, c.length) };
+      return Response.json({ bytes: Array.from(out.bytes), size: out.size });
+    } catch (error) {
+      return Response.json({ code: error.code ?? "thrown", message: String(error.message ?? error) });
+    }
+  },
+};`;
+
+const backends = () => [httpBackend(), r2.backend, blobBackend(), bytesBackend(), customBackend()];
+
+/** Keys unique to one case and backend, so request counts start at 0. */
+let keys = 0;
+const fresh = (name) => `${name}-${++keys}`;
+
+// ─── The cases, for every source ───────────────────────────────────────────
+
+describe("every JavaScript source", () => {
+  it("short and long tails and ranges give the right bytes", async () => {
+    const bytes = object(1000, 3);
+    for (const b of backends()) {
+      const key = fresh("obj");
+      await b.put(key, bytes);
+      const s = b.source(key);
+      let t = await s.readTail(100);
+      same(t.bytes, bytes.subarray(900), b.label);
+      assert.equal(t.size, 1000, b.label);
+      t = await s.readTail(5000);
+      same(t.bytes, bytes, `${b.label}: a tail longer than the object`);
+      assert.equal(t.size, 1000, b.label);
+      same(await s.read(10, 10), bytes.subarray(10, 20), b.label);
+      same(await s.read(0, 1000), bytes, b.label);
+      same(await s.read(5, 0), new Uint8Array(0), `${b.label}: an empty read`);
+      assert.ok((await b.requests(key)) <= 5, `${b.label}: ${await b.requests(key)} requests for 5 calls`);
+    }
+  });
+
+  it("a short or a long answer is an error, never data", async () => {
+    const bytes = object(1000, 4);
+    for (const b of backends()) {
+      const key = fresh("shape");
+      await b.put(key, bytes);
+      if (b.label === "HTTP") {
+        for (const knob of ["/~short", "/~long"]) {
+          assert.equal(await code(b.source(key, knob).read(10, 10)), "RangeNotSupported", `${b.label} ${knob}`);
+          assert.equal(await code(b.source(key, knob).readTail(100)), "RangeNotSupported", `${b.label} ${knob} tail`);
+        }
+        assert.ok(b.requests(key) <= 4, `${b.label}: one request each`);
+      } else if (b.misshape) {
+        for (const skew of [-1, 1]) {
+          b.misshape(skew);
+          assert.equal(await code(b.source(key).read(10, 10)), b.shapeCode, `${b.label} skew ${skew}`);
+        }
+        b.misshape(0);
+      }
+      // Bytes, Blob and R2 answer what they hold: they cannot answer short or long.
+    }
+  });
+
+  it("a read past the end is OutOfBounds, before and after the size is known", async () => {
+    const bytes = object(1000, 5);
+    for (const b of backends()) {
+      const key = fresh("past");
+      await b.put(key, bytes);
+      for (const pinned of [false, true]) {
+        const s = b.source(key);
+        if (pinned) await s.readTail(10);
+        assert.equal(await code(s.read(990, 20)), "OutOfBounds", `${b.label} pinned=${pinned}`);
+        assert.equal(await code(s.read(2000, 10)), "OutOfBounds", `${b.label} pinned=${pinned}`);
+      }
+      assert.ok((await b.requests(key)) <= 5, `${b.label}: ${await b.requests(key)} requests for 5 calls`);
+    }
+  });
+
+  it("an empty object has an empty tail", async () => {
+    for (const b of backends()) {
+      const key = fresh("empty");
+      await b.put(key, new Uint8Array(0));
+      const s = b.source(key);
+      const t = await s.readTail(64);
+      assert.equal(t.bytes.length, 0, b.label);
+      assert.equal(t.size, 0, b.label);
+      same(await s.read(0, 0), new Uint8Array(0), b.label);
+      assert.equal(await code(s.read(0, 1)), "OutOfBounds", b.label);
+      assert.ok((await b.requests(key)) <= 3, `${b.label}: ${await b.requests(key)} requests for 3 calls`);
+    }
+  });
+
+  it("a missing object is NotFound", async () => {
+    for (const b of backends()) {
+      if (b.missing !== "NotFound") continue; // b.missing says why
+      const key = fresh("absent");
+      assert.equal(await code(b.source(key).readTail(64)), "NotFound", b.label);
+      assert.equal(await code(b.source(key).read(0, 10)), "NotFound", b.label);
+      assert.equal(await b.requests(key), 2, `${b.label}: one request each, no retries`);
+    }
+  });
+
+  it("an object replaced mid-session is ObjectChanged", async () => {
+    const [old, replacement] = [object(1000, 1), object(1200, 2)];
+    let checked = 0;
+    for (const b of backends()) {
+      if (b.replaced !== "Changed") continue; // b.replaced says why
+      const key = fresh("replaced");
+      await b.put(key, old);
+      const s = b.source(key);
+      await s.readTail(100);
+      await b.put(key, replacement);
+      assert.equal(await code(s.read(0, 10)), "ObjectChanged", b.label);
+      assert.equal(await code(s.readTail(10)), "ObjectChanged", b.label);
+      assert.ok((await b.requests(key)) <= 3, `${b.label}: ${await b.requests(key)} requests`);
+      checked++;
+    }
+    assert.equal(checked, 2, "HTTP and R2");
+  });
+});
+
+// ─── The HTTP fault matrix ─────────────────────────────────────────────────
+
+describe("HTTP against a server that misbehaves", () => {
+  const http = httpBackend();
+  const small = object(1000, 7);
+  const large = object(200_000, 8);
+  let smallKey, largeKey;
+  before(() => {
+    smallKey = fresh("small");
+    largeKey = fresh("large");
+    http.put(smallKey, small);
+    http.put(largeKey, large);
+  });
+  const source = (knob, key = largeKey, options = {}) =>
+    toSource(Atlas.fromUrl(`${server.url}${knob}/${key}`, { timeout: 5000, ...options }), "data");
+  /** Requests the server saw for `knob`'s paths since `since`. */
+  const seen = (knob, since) => server.log.slice(since).filter((e) => e.url.startsWith(`${knob}/`));
+
+  it("a 200 for a range: the whole small object is its tail, anything else is refused", async () => {
+    const start = server.log.length;
+    const s = source("/~ignore-range", smallKey);
+    const t = await s.readTail(65536);
+    same(t.bytes, small, "the whole object, as the tail");
+    assert.equal(await code(s.read(10, 10)), "RangeNotSupported");
+    assert.equal(await code(source("/~ignore-range").readTail(65536)), "RangeNotSupported", "a large object");
+    assert.equal(seen("/~ignore-range", start).length, 3, "one request each");
+  });
+
+  for (const encoding of ["gzip", "br"]) {
+    it(`Content-Encoding: ${encoding} on a 206 is ContentEncoded`, async () => {
+      const start = server.log.length;
+      assert.equal(await code(source(`/~${encoding}`).readTail(100)), "ContentEncoded");
+      assert.equal(await code(source(`/~${encoding}`).read(10, 100)), "ContentEncoded");
+      assert.equal(seen(`/~${encoding}`, start).length, 2);
+    });
+  }
+
+  it("a wrong Content-Range, a multipart body, a short or long body: RangeNotSupported", async () => {
+    for (const knob of ["/~wrong-range", "/~multipart", "/~short", "/~long"]) {
+      const start = server.log.length;
+      assert.equal(await code(source(knob).read(10, 100)), "RangeNotSupported", knob);
+      assert.equal(await code(source(knob).readTail(100)), "RangeNotSupported", `${knob} tail`);
+      assert.equal(seen(knob, start).length, 2, knob);
+    }
+  });
+
+  it("416: with */size a read past the end is OutOfBounds; without, HttpStatus 416", async () => {
+    assert.equal(await code(source("/~416").read(10, 100)), "OutOfBounds");
+    for (const knob of ["/~416-bare"]) {
+      await assert.rejects(source(knob).read(10, 100), (e) => e.code === "HttpStatus" && e.status === 416);
+      await assert.rejects(source(knob).readTail(100), (e) => e.code === "HttpStatus" && e.status === 416);
+    }
+  });
+
+  it("a weak ETag reads (without If-Match); a strong one is pinned", async () => {
+    for (const knob of ["/~weak-etag", ""]) {
+      const start = server.log.length;
+      const s = source(knob);
+      same((await s.readTail(100)).bytes, large.subarray(-100), knob);
+      same(await s.read(10, 100), large.subarray(10, 110), knob);
+      const log = server.log.slice(start);
+      assert.equal(log.length, 2);
+      assert.equal(Boolean(log[1].ifMatch), knob === "", `${knob || "strong"}: If-Match ${log[1].ifMatch}`);
+    }
+  });
+
+  it("an ETag changed mid-session is ObjectChanged", async () => {
+    const s = source("/~etag-change");
+    await s.readTail(100);
+    assert.equal(await code(s.read(10, 100)), "ObjectChanged");
+  });
+
+  it("5xx then success is retried: two requests", async () => {
+    const key = fresh("flaky");
+    http.put(key, small);
+    const start = server.log.length;
+    same(await source("/~flaky", key).read(10, 10), small.subarray(10, 20));
+    assert.deepEqual(seen("/~flaky", start).map((e) => e.status), [500, 206]);
+  });
+
+  it("5xx for ever is HttpStatus after 1 + retries requests", async () => {
+    const start = server.log.length;
+    await assert.rejects(source("/~down", largeKey, { retries: 3 }).read(10, 10), (e) => e.code === "HttpStatus" && e.status === 503);
+    assert.equal(seen("/~down", start).length, 4);
+  });
+
+  it("a connection reset mid-body is Network after 1 + retries requests", async () => {
+    const start = server.log.length;
+    assert.equal(await code(source("/~reset", largeKey, { retries: 3 }).read(0, 100_000)), "Network");
+    assert.equal(seen("/~reset", start).length, 4);
+  });
+
+  it("a body that stalls is Timeout, within the timeout, without a retry", async () => {
+    const start = server.log.length;
+    const began = Date.now();
+    assert.equal(await code(source("/~stall", largeKey, { timeout: 400 }).read(0, 100_000)), "Timeout");
+    const took = Date.now() - began;
+    assert.ok(took >= 400 && took < 2000, `${took} ms`);
+    assert.equal(seen("/~stall", start).length, 1);
+  });
+
+  it("the default timeout is finite, and a bad one is InvalidArgument", async () => {
+    for (const timeout of [0, -1, Infinity, NaN, 2 ** 31]) {
+      assert.throws(() => Atlas.fromUrl(`${server.url}/x`, { timeout }), (e) => e.code === "InvalidArgument", String(timeout));
+    }
+  });
+
+  for (const code of [302, 307]) {
+    it(`a ${code} redirect is followed to the right bytes`, async () => {
+      const s = source(`/~redirect-${code}`);
+      same((await s.readTail(100)).bytes, large.subarray(-100));
+      same(await s.read(10, 100), large.subarray(10, 110));
+    });
+  }
+});
