@@ -86,7 +86,12 @@ pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize, past: PastLimit) -> 
             )))
         }
         Ok(Some(size)) => (size as usize).min(ceiling),
-        _ => ceiling.min(compressed.len().saturating_mul(4)),
+        _ if compressed.is_empty() => 0,
+        // No size declared: count the output first (into a small scratch
+        // buffer, stopping at the limit), then allocate it once. Growing a
+        // buffer instead held up to 1.5 × the limit at once, and wasm memory
+        // never gives the high point back.
+        _ => inflated_size(compressed, limit, past)?,
     };
     if compressed.is_empty() {
         return Ok(Vec::new());
@@ -125,6 +130,40 @@ pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize, past: PastLimit) -> 
         }
     }
     Ok(out)
+}
+
+/// How many bytes `compressed` inflates to, refused past `limit`: a decoding
+/// pass that keeps nothing but the count.
+#[cfg(any(feature = "libzstd", not(target_arch = "wasm32")))]
+fn inflated_size(compressed: &[u8], limit: usize, past: PastLimit) -> Result<usize> {
+    use zstd_safe::{DCtx, InBuffer, OutBuffer};
+
+    let corrupt = |code| Error::corrupt(format!("zstd data: {}", zstd_safe::get_error_name(code)));
+    let mut dctx =
+        DCtx::try_create().ok_or_else(|| Error::TooLarge("no memory for a zstd decoder".into()))?;
+    let mut scratch = vec![0u8; 128 * 1024];
+    let mut input = InBuffer::around(compressed);
+    let mut total = 0usize;
+    loop {
+        let before = input.pos();
+        let mut out = OutBuffer::around(&mut scratch[..]);
+        let hint = dctx
+            .decompress_stream(&mut out, &mut input)
+            .map_err(corrupt)?;
+        let produced = out.pos();
+        total = total.saturating_add(produced);
+        if total > limit {
+            return Err(past(format!(
+                "zstd data expands past the {limit} bytes declared"
+            )));
+        }
+        if hint == 0 && input.pos() == compressed.len() {
+            return Ok(total);
+        }
+        if input.pos() == before && produced == 0 {
+            return Err(Error::corrupt("zstd data ends inside a frame"));
+        }
+    }
 }
 
 /// The next capacity of an output buffer that may reach `limit`: doubling,
