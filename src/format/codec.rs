@@ -50,7 +50,7 @@ pub fn decompress_block(
 /// feature — and ruzstd (pure Rust) otherwise. docs/benchmarks.md has the
 /// measurements behind the choice.
 pub fn zstd_decompress(compressed: &[u8], limit: usize) -> Result<Vec<u8>> {
-    zstd_inflate(compressed, limit, |m| Error::TooLarge(m))
+    zstd_inflate(compressed, limit, Error::TooLarge)
 }
 
 /// Output past the limit is what `past` says it is: a block's limit is the
@@ -383,7 +383,7 @@ pub(crate) mod tests {
             assert!(decode(&one, data.len() - 1).is_err());
             assert_eq!(decode(&[], 10).unwrap(), Vec::<u8>::new());
             // As footers decode: past the limit is the budget's business.
-            let past_budget = inflate(&one, data.len() - 1, |m| Error::TooLarge(m));
+            let past_budget = inflate(&one, data.len() - 1, Error::TooLarge);
             assert_eq!(past_budget.unwrap_err().code(), "TooLarge");
         }
     }
