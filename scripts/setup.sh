@@ -29,6 +29,12 @@ if need python; then
   log "atlas-python 0.17.2, NetCDF tools and moto (reference implementation and S3 server for tests)"
   python3 -c 'import atlas, xarray, netCDF4, moto.server, flask' 2>/dev/null && pip show atlas-python 2>/dev/null | grep -q '^Version: 0.17.2$' ||
     python3 -m pip install --quiet --disable-pip-version-check 'atlas-python==0.17.2' xarray netCDF4 h5netcdf numpy 'moto[server]' 
+  # The Atria corpus (tests/atria/make_corpus.sh) pins its writers in a venv.
+  if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq python3-venv >/dev/null
+  fi
 fi
 
 if need wasm browser; then

@@ -285,8 +285,8 @@ fn answer(mut stream: TcpStream, state: &State, stop: &AtomicBool) -> std::io::R
                 let mut headers = vec![format!("ETag: {etag}")];
                 let content_range = format!("Content-Range: bytes {start}-{}/{size}", end - 1);
                 match fault {
-                    "gzip" => {
-                        headers.extend([content_range, "Content-Encoding: gzip".into()]);
+                    "gzip" | "br" => {
+                        headers.extend([content_range, format!("Content-Encoding: {fault}")]);
                         headers.push(format!("Content-Length: {}", body.len()));
                         send("206 Partial Content", &headers, body, &mut stream);
                     }
@@ -617,15 +617,17 @@ fn a_200_for_a_range_is_range_not_supported_unless_the_whole_object_is_the_tail(
 #[test]
 fn a_compressed_206_is_content_encoded() {
     let server = server_with("obj", object(1000, 1));
-    assert_eq!(
-        code(tail(&server.source("gzip", "obj"), 64)),
-        "ContentEncoded"
-    );
-    assert_eq!(
-        code(read(&server.source("gzip", "obj"), 0..10)),
-        "ContentEncoded"
-    );
-    assert_eq!(server.statuses("gzip"), [206, 206]);
+    for encoding in ["gzip", "br"] {
+        assert_eq!(
+            code(tail(&server.source(encoding, "obj"), 64)),
+            "ContentEncoded"
+        );
+        assert_eq!(
+            code(read(&server.source(encoding, "obj"), 0..10)),
+            "ContentEncoded"
+        );
+        assert_eq!(server.statuses(encoding), [206, 206]);
+    }
 }
 
 #[test]
