@@ -11,7 +11,7 @@
 # ATLAS_FIXTURES names the fixture directory (default target/atlas-fixtures,
 # which js/scripts/test.sh writes, else wasm-tests/fixtures);
 # ATLAS_CONSUMERS=vite,Node runs only the apps whose names start so. The tools come from this directory's
-# package-lock.json (npm ci once; offline from the npm cache after that).
+# package-lock.json (installed once; offline from the npm cache after that).
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -27,7 +27,10 @@ if [ ! -f "$ATLAS_FIXTURES/every_dtype_zstd/expected.json" ]; then
   exit 1
 fi
 if [ ! "$here/node_modules/.package-lock.json" -nt "$here/package-lock.json" ]; then
-  (cd "$here" && npm ci --no-audit --no-fund --prefer-offline --loglevel=error)
+  # `npm install` honours the lock like `npm ci`, but lets an optional
+  # dependency the registry does not have (vite's Windows-only
+  # napi-windows-process-start-time) go missing, where `npm ci` refuses.
+  (cd "$here" && npm install --no-audit --no-fund --prefer-offline --loglevel=error)
 fi
 
 tarball="${1:-}"
