@@ -47,6 +47,7 @@ export async function everything(bucket: R2BucketLike, bytes: Uint8Array, blob: 
     fetch: globalThis.fetch,
     maxConcurrency: 4,
     retries: 2,
+    timeout: 30_000,
   };
   const fromUrl: Source = Atlas.fromUrl("https://example.org/c/data.atlas", url);
   const fromR2: Source = Atlas.fromR2(bucket, "c/data.atlas", { maxConcurrency: 6 });
@@ -194,6 +195,9 @@ export async function everything(bucket: R2BucketLike, bytes: Uint8Array, blob: 
         case "TooLarge":
         case "InvalidArgument":
         case "Internal":
+        case "BadPointer":
+        case "UnsupportedProtocol":
+        case "Corrupt":
           break;
         default:
           // Compiles only while the cases above name every code.
