@@ -135,17 +135,20 @@ export class Atlas {
     return new Dataset(this.#open().dataset(text(name, "a dataset name")));
   }
 
-  async arrayStats(array) {
-    return this.#open().arrayStats(text(array, "an array name"));
+  async arrayStats(array, { signal } = {}) {
+    const name = text(array, "an array name");
+    return cancellable(signal, (abort) => this.#open().arrayStats(name, abort));
   }
 
-  async arrayStatsByDataset(array) {
-    return this.#open().arrayStatsByDataset(text(array, "an array name"));
+  async arrayStatsByDataset(array, { signal } = {}) {
+    const name = text(array, "an array name");
+    return cancellable(signal, (abort) => this.#open().arrayStatsByDataset(name, abort));
   }
 
-  async attributesByDataset(array, key) {
+  async attributesByDataset(array, key, { signal } = {}) {
     const name = array === null || array === undefined ? undefined : text(array, "an array name or null");
-    return this.#open().attributesByDataset(name, text(key, "an attribute key"));
+    const attribute = text(key, "an attribute key");
+    return cancellable(signal, (abort) => this.#open().attributesByDataset(name, attribute, abort));
   }
 
   /**
@@ -209,20 +212,23 @@ export class Dataset {
     return this.#handle.listArrays();
   }
 
-  async layout(array) {
-    return this.#handle.layout(text(array, "an array name"));
+  async layout(array, { signal } = {}) {
+    const name = text(array, "an array name");
+    return cancellable(signal, (abort) => this.#handle.layout(name, abort));
   }
 
-  async stats(array) {
-    return this.#handle.stats(text(array, "an array name"));
+  async stats(array, { signal } = {}) {
+    const name = text(array, "an array name");
+    return cancellable(signal, (abort) => this.#handle.stats(name, abort));
   }
 
-  async attributes() {
-    return this.#handle.attributes();
+  async attributes({ signal } = {}) {
+    return cancellable(signal, (abort) => this.#handle.attributes(abort));
   }
 
-  async arrayAttributes(array) {
-    return this.#handle.arrayAttributes(text(array, "an array name"));
+  async arrayAttributes(array, { signal } = {}) {
+    const name = text(array, "an array name");
+    return cancellable(signal, (abort) => this.#handle.arrayAttributes(name, abort));
   }
 
   /** Reads a window (`start` and `shape` together) or, without them, the whole array. */
@@ -268,6 +274,17 @@ function decodePool(count) {
   const size = count ?? defaultWorkers(workers.cores);
   if (size === 0 || !workers.spawn || !compiled) return undefined;
   return new DecodePool(compiled, size, workers.spawn);
+}
+
+/** Runs `call(abortPromise)`, a handle call that `signal` may cut short. */
+async function cancellable(signal, call) {
+  if (signal?.aborted) throw aborted(signal);
+  const abort = abortOf(signal);
+  try {
+    return await call(abort?.promise);
+  } finally {
+    abort?.dispose();
+  }
 }
 
 /** A promise that settles when `signal` aborts, and a way to stop listening. */

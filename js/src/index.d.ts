@@ -240,9 +240,9 @@ export class Atlas {
    * atlas-rust 0.17.2 merges them (docs/read-path.md). Each bound is typed as
    * the dataset it came from gives it; `null` when no live dataset holds it.
    */
-  arrayStats(array: string): Promise<Stats | null>;
-  arrayStatsByDataset(array: string): Promise<DatasetStats[]>;
-  attributesByDataset(array: string | null, key: string): Promise<Record<string, AttrValue>>;
+  arrayStats(array: string, options?: CallOptions): Promise<Stats | null>;
+  arrayStatsByDataset(array: string, options?: CallOptions): Promise<DatasetStats[]>;
+  attributesByDataset(array: string | null, key: string, options?: CallOptions): Promise<Record<string, AttrValue>>;
   /**
    * One array (or window) across datasets, stacked along a new first axis.
    * Throws `InvalidArgument` naming the datasets that do not stack (another
@@ -253,15 +253,20 @@ export class Atlas {
   close(): void;
 }
 
+/** What every metadata call takes: `signal` aborts it (code `Aborted`). */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
 export class Dataset {
   private constructor();
   readonly name: string;
   readonly ordinal: number;
   readonly schema: Schema;
   listArrays(): string[];
-  layout(array: string): Promise<Layout>;
-  stats(array: string): Promise<Stats | null>;
-  attributes(): Promise<Record<string, AttrValue>>;
-  arrayAttributes(array: string): Promise<Record<string, AttrValue>>;
+  layout(array: string, options?: CallOptions): Promise<Layout>;
+  stats(array: string, options?: CallOptions): Promise<Stats | null>;
+  attributes(options?: CallOptions): Promise<Record<string, AttrValue>>;
+  arrayAttributes(array: string, options?: CallOptions): Promise<Record<string, AttrValue>>;
   read(array: string, options?: ReadOptions): Promise<ReadResult>;
 }

@@ -172,4 +172,27 @@ describe("abort", () => {
     assert.ok(Date.now() - started < 250, "rejects at once, not when the answer comes");
     atlas.close();
   });
+
+  it("metadata calls take a signal too", async () => {
+    const atlas = await Atlas.open(url("every_dtype_zstd", "/~slow"), SMALL_PROBE);
+    const ds = atlas.dataset("chunked");
+    const gone = { signal: AbortSignal.abort() };
+    await rejects(atlas.arrayStats("int8", gone), "Aborted");
+    await rejects(atlas.arrayStatsByDataset("int8", gone), "Aborted");
+    await rejects(atlas.attributesByDataset(null, "title", gone), "Aborted");
+    await rejects(ds.layout("int8", gone), "Aborted");
+    await rejects(ds.stats("int8", gone), "Aborted");
+    await rejects(ds.attributes(gone), "Aborted");
+    await rejects(ds.arrayAttributes("int8", gone), "Aborted");
+    // Aborted while its segment is being fetched from a slow server.
+    const controller = new AbortController();
+    const layout = ds.layout("float64", { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    const started = Date.now();
+    await rejects(layout, "Aborted");
+    assert.ok(Date.now() - started < 250, "rejects at once, not when the answer comes");
+    // The handle still answers afterwards.
+    assert.deepEqual((await ds.layout("float64")).shape.length > 0, true);
+    atlas.close();
+  });
 });

@@ -88,6 +88,14 @@ fn spawn(call: impl std::future::Future<Output = Result<JsValue>> + 'static) -> 
     settle(Box::pin(call))
 }
 
+/// [`spawn`] for a call that `abort` (an `AbortSignal`'s promise) may cut short.
+fn spawn_abortable(
+    call: impl std::future::Future<Output = Result<JsValue>> + 'static,
+    abort: Option<Promise>,
+) -> Promise {
+    spawn(async move { task::run(Box::pin(call), abort, None).await })
+}
+
 fn settle(call: Call) -> Promise {
     task::settle(call)
 }
@@ -175,20 +183,29 @@ impl AtlasHandle {
     /// dtype (as atlas-rust merges them), or `null`. A bound shows as the
     /// dataset it came from would show it.
     #[wasm_bindgen(js_name = arrayStats)]
-    pub fn array_stats(&self, array: String) -> std::result::Result<Promise, JsValue> {
+    pub fn array_stats(
+        &self,
+        array: String,
+        abort: Option<Promise>,
+    ) -> std::result::Result<Promise, JsValue> {
         let atlas = self.atlas()?;
-        Ok(spawn(async move {
+        let call = async move {
             Ok(crate::read::collection_stats::merge(&atlas, &array)
                 .await?
                 .map_or(JsValue::NULL, |merged| convert::collection_stats(&merged)))
-        }))
+        };
+        Ok(spawn_abortable(call, abort))
     }
 
     /// `[{dataset, min, max, nullCount, rowCount}]` in write order.
     #[wasm_bindgen(js_name = arrayStatsByDataset)]
-    pub fn array_stats_by_dataset(&self, array: String) -> std::result::Result<Promise, JsValue> {
+    pub fn array_stats_by_dataset(
+        &self,
+        array: String,
+        abort: Option<Promise>,
+    ) -> std::result::Result<Promise, JsValue> {
         let atlas = self.atlas()?;
-        Ok(spawn(async move {
+        let call = async move {
             let each = atlas.array_stats_by_dataset(&array).await?;
             let out: js_sys::Array = each
                 .iter()
@@ -200,7 +217,8 @@ impl AtlasHandle {
                 })
                 .collect();
             Ok(out.into())
-        }))
+        };
+        Ok(spawn_abortable(call, abort))
     }
 
     /// `{datasetName: value}` for one attribute; `array` null means dataset-level.
@@ -209,12 +227,14 @@ impl AtlasHandle {
         &self,
         array: Option<String>,
         key: String,
+        abort: Option<Promise>,
     ) -> std::result::Result<Promise, JsValue> {
         let atlas = self.atlas()?;
-        Ok(spawn(async move {
+        let call = async move {
             let values = atlas.attributes_by_dataset(array.as_deref(), &key).await?;
             Ok(convert::attrs(values))
-        }))
+        };
+        Ok(spawn_abortable(call, abort))
     }
 
     /// Reads one array across datasets, stacked: resolves to
@@ -304,43 +324,55 @@ impl DatasetHandle {
     }
 
     /// `{shape, chunkShape, dimensions, fillValue}`.
-    pub fn layout(&self, array: String) -> std::result::Result<Promise, JsValue> {
+    pub fn layout(
+        &self,
+        array: String,
+        abort: Option<Promise>,
+    ) -> std::result::Result<Promise, JsValue> {
         let view = self.view()?;
-        Ok(spawn(async move {
+        let call = async move {
             let layout = view.array_layout(&array).await?;
             let dtype = view
                 .array_meta(&array)
                 .map(|m| m.dtype().clone())
                 .unwrap_or(DType::Binary);
             Ok(convert::layout(&layout, &dtype))
-        }))
+        };
+        Ok(spawn_abortable(call, abort))
     }
 
     /// `{min, max, nullCount, rowCount}`, or `null` when nothing was recorded.
-    pub fn stats(&self, array: String) -> std::result::Result<Promise, JsValue> {
+    pub fn stats(
+        &self,
+        array: String,
+        abort: Option<Promise>,
+    ) -> std::result::Result<Promise, JsValue> {
         let view = self.view()?;
-        Ok(spawn(async move {
+        let call = async move {
             let Some(stats) = view.array_stats(&array).await? else {
                 return Ok(JsValue::NULL);
             };
             let dtype = view.array_meta(&array).map(|m| m.dtype().clone());
             Ok(convert::stats(&stats, dtype.as_ref()))
-        }))
+        };
+        Ok(spawn_abortable(call, abort))
     }
 
-    pub fn attributes(&self) -> std::result::Result<Promise, JsValue> {
+    pub fn attributes(&self, abort: Option<Promise>) -> std::result::Result<Promise, JsValue> {
         let view = self.view()?;
-        Ok(spawn(async move {
-            Ok(convert::attrs(view.attributes().await?))
-        }))
+        let call = async move { Ok(convert::attrs(view.attributes().await?)) };
+        Ok(spawn_abortable(call, abort))
     }
 
     #[wasm_bindgen(js_name = arrayAttributes)]
-    pub fn array_attributes(&self, array: String) -> std::result::Result<Promise, JsValue> {
+    pub fn array_attributes(
+        &self,
+        array: String,
+        abort: Option<Promise>,
+    ) -> std::result::Result<Promise, JsValue> {
         let view = self.view()?;
-        Ok(spawn(async move {
-            Ok(convert::attrs(view.array_attributes(&array).await?))
-        }))
+        let call = async move { Ok(convert::attrs(view.array_attributes(&array).await?)) };
+        Ok(spawn_abortable(call, abort))
     }
 
     /// Reads a window (`start` and `shape` both absent: the whole array);

@@ -10,6 +10,7 @@ import {
   type ArrayValues,
   type AtlasErrorCode,
   type AttrValue,
+  type CallOptions,
   type DatasetStats,
   type DType,
   type Layout,
@@ -110,6 +111,10 @@ export async function everything(bucket: R2BucketLike, bytes: Uint8Array, blob: 
   expectType<number>()(each[0].nullCount);
   expectType<Record<string, AttrValue>>()(await atlas.attributesByDataset(null, "title"));
   expectType<Record<string, AttrValue>>()(await atlas.attributesByDataset("temperature", "units"));
+  // Every metadata call takes a signal.
+  const call: CallOptions = { signal: controller.signal };
+  expectType<Stats | null>()(await atlas.arrayStats("temperature", call));
+  expectType<Record<string, AttrValue>>()(await atlas.attributesByDataset(null, "title", call));
 
   // Across datasets, with every option.
   const acrossOptions: ReadAcrossOptions = {
@@ -151,6 +156,8 @@ export async function everything(bucket: R2BucketLike, bytes: Uint8Array, blob: 
   expectType<Stats | null>()(await dataset.stats("temperature"));
   expectType<Record<string, AttrValue>>()(await dataset.attributes());
   expectType<Record<string, AttrValue>>()(await dataset.arrayAttributes("temperature"));
+  expectType<Layout>()(await dataset.layout("temperature", call));
+  expectType<Record<string, AttrValue>>()(await dataset.attributes(call));
   const readOptions: ReadOptions = { start: [0, 1, 2], shape: [1, 2, 3], signal: controller.signal, onProgress: progress };
   const read: ReadResult = await dataset.read("temperature", readOptions);
   expectType<DType>()(read.dtype);
