@@ -171,6 +171,37 @@ export class Atlas {
     }
   }
 
+  /**
+   * One array of every live dataset that declares it (or of `datasets`), a
+   * batch of `batch` datasets at a time: each batch is one `readAcross`, so
+   * memory holds one batch's answer however many datasets there are.
+   * Yields `{name, shape, data}` in dataset order; a dataset whose array does
+   * not stack with its batch's is read on its own.
+   */
+  async *iterate(array, { datasets, batch = 256, signal } = {}) {
+    const name = text(array, "an array name");
+    expect(Number.isInteger(batch) && batch > 0, "batch must be a whole number > 0");
+    expect(datasets === undefined || (Array.isArray(datasets) && datasets.every((d) => typeof d === "string")), "datasets must be an array of dataset names");
+    const all = datasets ?? this.listDatasets();
+    for (let from = 0; from < all.length; from += batch) {
+      // Only listed datasets must declare the array; the others are passed over.
+      const names = datasets ? all.slice(from, from + batch) : all.slice(from, from + batch).filter((n) => this.dataset(n).listArrays().includes(name));
+      if (names.length === 0) continue;
+      const part = await this.readAcross(name, { datasets: names, skip: true, signal });
+      const size = part.shape.slice(1).reduce((a, b) => a * b, 1);
+      const stacked = new Map(part.datasets.map((n, i) => [n, i]));
+      for (const n of names) {
+        const at = stacked.get(n);
+        if (at === undefined) {
+          const alone = await this.dataset(n).read(name, { signal });
+          yield { name: n, shape: alone.shape, data: alone.data };
+        } else {
+          yield { name: n, shape: part.shape.slice(1), data: part.data.slice(at * size, (at + 1) * size) };
+        }
+      }
+    }
+  }
+
   /** Frees the collection's memory and its decode workers now; its datasets stop working. */
   close() {
     this.#pool?.close();

@@ -249,8 +249,29 @@ export class Atlas {
    * dtype or shape) unless `skip`; `DatasetNotFound` for an unknown listed name.
    */
   readAcross(array: string, options?: ReadAcrossOptions): Promise<ReadAcrossResult>;
+  /**
+   * One array of every live dataset that declares it (or of `datasets`),
+   * `batch` datasets per `readAcross` (default 256), so memory holds one
+   * batch however many datasets there are.
+   */
+  iterate(array: string, options?: IterateOptions): AsyncIterableIterator<IteratedArray>;
   /** Frees the collection's memory now; later calls throw. */
   close(): void;
+}
+
+export interface IterateOptions {
+  /** Only these datasets, in this order; each must declare the array. */
+  datasets?: string[];
+  /** Datasets per read (default 256). */
+  batch?: number;
+  signal?: AbortSignal;
+}
+
+/** One dataset's array, as `iterate` yields it. */
+export interface IteratedArray {
+  name: string;
+  shape: number[];
+  data: ArrayValues;
 }
 
 /** What every metadata call takes: `signal` aborts it (code `Aborted`). */

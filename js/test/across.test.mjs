@@ -185,4 +185,37 @@ describe("what does not stack, and bad requests", () => {
     await rejects(read, "Aborted");
     slow.close();
   });
+
+  it("iterate yields every dataset's array a batch at a time", async () => {
+    const want = expected("every_dtype_zstd");
+    const atlas = await Atlas.open(url("every_dtype_zstd"));
+    // int32 is [10] in one dataset and [2, 3] in the other: the second is read on its own.
+    const seen = [];
+    for await (const { name, shape, data } of atlas.iterate("int32", { batch: 1 })) {
+      const dump = dumped(want, name, "int32");
+      assert.deepEqual(shape, dump.shape, `${name}: shape`);
+      sameValues({ dtype: "int32", data }, dump.values, "int32", `${name}/int32`);
+      seen.push(name);
+    }
+    assert.deepEqual(seen, ["chunked", "unchunked"]);
+    const strings = [];
+    for await (const { name, data } of atlas.iterate("string", { datasets: ["unchunked", "chunked"] })) strings.push([name, data]);
+    assert.deepEqual(strings.map(([n]) => n), ["unchunked", "chunked"]);
+    assert.deepEqual(Array.from(strings[1][1]), dumped(want, "chunked", "string").values);
+    await assert.rejects(atlas.iterate("int32", { batch: 0 }).next(), (e) => e.code === "InvalidArgument");
+    atlas.close();
+
+    // Ten thousand datasets in batches of 1,000: ten reads, every value.
+    const many = expected("ten_thousand_datasets");
+    const big = await Atlas.open(url("ten_thousand_datasets"));
+    server.reset();
+    let count = 0;
+    for await (const { name, data } of big.iterate("temperature", { batch: 1000 })) {
+      const dump = dumped(many, name, "temperature");
+      sameValues({ dtype: "float32", data }, dump.values, "float32", `${name}/temperature`);
+      count++;
+    }
+    assert.equal(count, 10000);
+    big.close();
+  });
 });

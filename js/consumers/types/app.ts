@@ -111,6 +111,12 @@ export async function everything(bucket: R2BucketLike, bytes: Uint8Array, blob: 
   expectType<number>()(each[0].nullCount);
   expectType<Record<string, AttrValue>>()(await atlas.attributesByDataset(null, "title"));
   expectType<Record<string, AttrValue>>()(await atlas.attributesByDataset("temperature", "units"));
+  // One array of every dataset, a batch at a time.
+  for await (const part of atlas.iterate("temperature", { batch: 100, signal: controller.signal })) {
+    expectType<string>()(part.name);
+    expectType<number[]>()(part.shape);
+    expectType<ArrayValues>()(part.data);
+  }
   // Every metadata call takes a signal.
   const call: CallOptions = { signal: controller.signal };
   expectType<Stats | null>()(await atlas.arrayStats("temperature", call));
