@@ -1,46 +1,19 @@
 // The packed package in headless Chromium, from a plain ESM page with an
 // import map: same-origin and cross-origin (CORS, preflights) collections.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { chromium } from "playwright-core";
 import { FIXTURES, expected, sameValues } from "./expect.mjs";
+import { openPage } from "./page.mjs";
 import { startServer } from "./server.mjs";
 
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const PACKAGE = dirname(createRequire(import.meta.url).resolve("atlas-wasm/package.json"));
-const PAGE = `<!doctype html>
-<script type="importmap">{ "imports": { "atlas-wasm": "./atlas-wasm/dist/browser.js" } }</script>
-<script type="module">
-  window.atlasWasm = await import("atlas-wasm");
-  document.title = "ready";
-</script>`;
-
-let site, data, browser, page, root;
+let site, data, browser, page, closePage;
 before(async () => {
-  root = mkdtempSync(join(tmpdir(), "atlas-page-"));
-  writeFileSync(join(root, "index.html"), PAGE);
-  symlinkSync(PACKAGE, join(root, "atlas-wasm"));
-  symlinkSync(FIXTURES, join(root, "fixtures"));
-  site = await startServer({ root });
+  ({ site, browser, page, close: closePage } = await openPage());
   data = await startServer({ root: FIXTURES }); // another port: another origin
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
-  page = await browser.newPage();
-  page.on("pageerror", (e) => console.error("page error:", e));
-  await page.goto(`${site.url}/index.html`);
-  await page.waitForFunction(() => document.title === "ready");
 });
 after(async () => {
-  await browser?.close();
-  await site?.close();
+  await closePage?.();
   await data?.close();
-  rmSync(root, { recursive: true, force: true });
 });
 
 /** Every array of every dataset, read in the page, as JSON-safe values. */

@@ -2,16 +2,13 @@
 // values with 0 and 2 workers, a pool torn down by close(), and reads
 // aborted while a block is on a worker.
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { Worker } from "node:worker_threads";
 import { Atlas, AtlasError } from "atlas-wasm";
-import { chromium } from "playwright-core";
 import { FIXTURES, checkCollection, expected, float, sameValues } from "./expect.mjs";
-import { startServer } from "./server.mjs";
+import { openPage } from "./page.mjs";
 
 const CHECKED = ["every_dtype_zstd", "every_dtype_lz4", "python_netcdf", "python_netcdf_lz4", "deleted_datasets"];
 const file = (name, f = "data.atlas") => readFileSync(join(FIXTURES, name, f));
@@ -117,13 +114,8 @@ describe("the decode pool in Node", () => {
   });
 });
 
-const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-const PACKAGE = dirname(createRequire(import.meta.url).resolve("atlas-wasm/package.json"));
-const PAGE = `<!doctype html>
-<script type="importmap">{ "imports": { "atlas-wasm": "./atlas-wasm/dist/browser.js" } }</script>
-<script type="module">
-  window.atlasWasm = await import("atlas-wasm");
-  // Blocks posted to Web Workers: counted, and a hook run as each one leaves.
+// Blocks posted to Web Workers: counted, and a hook run as each one leaves.
+const HOOKS = `
   window.posted = 0;
   window.onBlock = () => {};
   const post = Worker.prototype.postMessage;
@@ -131,28 +123,15 @@ const PAGE = `<!doctype html>
     const result = post.call(this, message, transfer);
     if (message?.bytes) { window.posted++; window.onBlock(); }
     return result;
-  };
-  document.title = "ready";
-</script>`;
+  };`;
 
 describe("the decode pool in headless Chromium (Web Workers)", () => {
-  let site, browser, page, root;
+  let site, page, closePage;
   before(async () => {
-    root = mkdtempSync(join(tmpdir(), "atlas-pool-"));
-    writeFileSync(join(root, "index.html"), PAGE);
-    symlinkSync(PACKAGE, join(root, "atlas-wasm"));
-    symlinkSync(FIXTURES, join(root, "fixtures"));
-    site = await startServer({ root });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox", "--disable-gpu", "--no-first-run"] });
-    page = await browser.newPage();
-    page.on("pageerror", (e) => console.error("page error:", e));
-    await page.goto(`${site.url}/index.html`);
-    await page.waitForFunction(() => document.title === "ready");
+    ({ site, page, close: closePage } = await openPage(HOOKS));
   });
   after(async () => {
-    await browser?.close();
-    await site?.close();
-    rmSync(root, { recursive: true, force: true });
+    await closePage?.();
   });
 
   /** `chunked/float64` of a fixture read in the page, as strings, with the blocks posted. */
