@@ -12,5 +12,4 @@ export default defineConfig({
   },
   // atlas-wasm is linked from ../js; let the dev server read it there.
   server: { fs: { allow: [".."] } },
-  optimizeDeps: { exclude: ["atlas-wasm"] },
 });

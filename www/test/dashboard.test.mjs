@@ -13,7 +13,7 @@ import { after, before, describe, it } from "node:test";
 import { Atlas } from "atlas-wasm";
 import { chromium } from "playwright-core";
 import { startServer } from "../../js/test/server.mjs";
-import { SAMPLES, serveDashboard } from "../scripts/serve.mjs";
+import { SAMPLES, WWW, serveDashboard } from "../scripts/serve.mjs";
 
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
@@ -591,5 +591,18 @@ describe("the dashboard", () => {
     // Reads went through the Blob source, which the meter counts like requests.
     assert.ok((await page.evaluate(() => window.dashboard.meter.requests)) >= 2);
     await docShot(page, "file-picker", "main");
+  });
+
+  it("runs under Vite's dev server with no atlas-specific config", async (t) => {
+    // Users develop against `vite`, not the build: the package must survive
+    // Vite's dependency pre-bundling and still find its .wasm.
+    const { createServer: viteServer } = await import("vite");
+    const dev = await viteServer({ root: WWW, configFile: join(WWW, "vite.config.js"), logLevel: "warn", server: { host: "127.0.0.1", port: 0 } });
+    await dev.listen();
+    t.after(() => dev.close());
+    const page = await newPage(t);
+    await page.goto(`${dev.resolvedUrls.local[0]}?url=${site.url}/collections/ocean`);
+    assert.equal(await rowCount(page, 663), "663 of 663 datasets · 3 hidden by deleted.mask");
+    await page.waitForSelector('#plot[data-ready]', WAIT);
   });
 });
