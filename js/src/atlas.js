@@ -185,7 +185,7 @@ export class Atlas {
     const all = datasets ?? this.listDatasets();
     for (let from = 0; from < all.length; from += batch) {
       // Only listed datasets must declare the array; the others are passed over.
-      const names = datasets ? all.slice(from, from + batch) : all.slice(from, from + batch).filter((n) => this.dataset(n).listArrays().includes(name));
+      const names = datasets ? all.slice(from, from + batch) : all.slice(from, from + batch).filter((n) => this.#declares(n, name));
       if (names.length === 0) continue;
       const part = await this.readAcross(name, { datasets: names, skip: true, signal });
       const size = part.shape.slice(1).reduce((a, b) => a * b, 1);
@@ -209,6 +209,16 @@ export class Atlas {
     this.#handle.close();
     this.#handle.free();
     this.#handle = undefined;
+  }
+
+  /** Whether dataset `dataset` declares `array`; its handle is freed at once, not left to the GC. */
+  #declares(dataset, array) {
+    const handle = this.#open().dataset(dataset);
+    try {
+      return handle.listArrays().includes(array);
+    } finally {
+      handle.free();
+    }
   }
 
   #open() {

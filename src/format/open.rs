@@ -104,10 +104,19 @@ pub trait OpenDecoder {
 /// The bytes of `range` out of a buffer that holds the object from `held_from`,
 /// when it holds all of them.
 pub(crate) fn slice_of(held: &[u8], held_from: u64, range: &Range<u64>) -> Option<Vec<u8>> {
+    held_part(held, held_from, range).map(<[u8]>::to_vec)
+}
+
+/// [`slice_of`] without the copy.
+pub(crate) fn held_part<'a>(
+    held: &'a [u8],
+    held_from: u64,
+    range: &Range<u64>,
+) -> Option<&'a [u8]> {
     let from = range.start.checked_sub(held_from)?;
     let to = range.end.checked_sub(held_from)?;
     let (from, to) = (usize::try_from(from).ok()?, usize::try_from(to).ok()?);
-    held.get(from..to).map(<[u8]>::to_vec)
+    held.get(from..to)
 }
 
 /// Joins a head that was fetched (`head`, covering `range.start..held_from`)
@@ -123,6 +132,8 @@ pub(crate) fn join_head(
         .ok()
         .and_then(|n| held.get(..n))
         .ok_or_else(|| Error::corrupt("a footer reaches past the bytes read"))?;
+    // Exactly: growing by doubling would take twice a large footer's size.
+    head.reserve_exact(rest.len());
     head.extend_from_slice(rest);
     Ok(head)
 }

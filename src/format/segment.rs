@@ -15,9 +15,7 @@ use std::ops::Range;
 use crate::error::{Error, Result};
 use crate::format::budget::check;
 use crate::format::dtype::{DType, MAX_DTYPE_NESTING};
-use crate::format::open::{
-    expect_range, join_head, slice_of, spent, Fetched, Need, OpenDecoder, Step,
-};
+use crate::format::open::{expect_range, held_part, spent, Fetched, Need, OpenDecoder, Step};
 use crate::format::value::{ArrayStats, Attr, FillValue};
 
 /// Magic at the very end of a segment.
@@ -244,21 +242,60 @@ pub fn decode_segment_trailer(tail: &[u8], segment_len: u64) -> Result<std::ops:
 /// dtypes and these. Past it the validation stops before the stack runs out.
 const FOOTER_OWN_NESTING: usize = 2;
 
+/// The alignment the archived footer needs (its widest fields are 8-byte
+/// integers and offsets); rkyv's validator checks every pointer against it.
+const ARCHIVE_ALIGN: usize = 8;
+
+/// A footer's bytes, at the alignment the archive needs. Footers of a
+/// million arrays are hundreds of MB, and every copy of them stays in a
+/// wasm instance's memory for good: bytes that arrive aligned are kept as
+/// they are, others are copied once.
+#[derive(Debug)]
+enum FooterBytes {
+    Received(Vec<u8>),
+    Aligned(rkyv::util::AlignedVec<16>),
+}
+
+impl FooterBytes {
+    fn new(bytes: Vec<u8>) -> FooterBytes {
+        if bytes.as_ptr() as usize % ARCHIVE_ALIGN == 0 {
+            FooterBytes::Received(bytes)
+        } else {
+            FooterBytes::copied(&bytes)
+        }
+    }
+
+    fn copied(bytes: &[u8]) -> FooterBytes {
+        let mut aligned = rkyv::util::AlignedVec::with_capacity(bytes.len());
+        aligned.extend_from_slice(bytes);
+        FooterBytes::Aligned(aligned)
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            FooterBytes::Received(bytes) => bytes,
+            FooterBytes::Aligned(bytes) => bytes,
+        }
+    }
+}
+
 /// Validates and decodes the rkyv footer bytes (without the trailer).
 pub fn decode_segment_footer(bytes: &[u8]) -> Result<SegmentFooter> {
+    // Bytes off the wire have no alignment; the copy is of bytes in hand.
+    decode_aligned_footer(FooterBytes::copied(bytes).bytes())
+}
+
+fn decode_aligned_footer(aligned: &[u8]) -> Result<SegmentFooter> {
+    debug_assert!(std::mem::align_of::<ArchivedSegmentFooter>() <= ARCHIVE_ALIGN);
     use rkyv::validation::{archive::ArchiveValidator, shared::SharedValidator, Validator};
-    // The archive needs its natural alignment; bytes off the wire have none.
-    // Its size is that of bytes already in hand, so the copy is bounded.
-    let mut aligned = rkyv::util::AlignedVec::<16>::with_capacity(bytes.len());
-    aligned.extend_from_slice(bytes);
     // rkyv fails the push that would reach the limit, hence the one more.
     let levels = MAX_DTYPE_NESTING + FOOTER_OWN_NESTING + 1;
     let mut validator = Validator::new(
-        ArchiveValidator::with_max_depth(&aligned, std::num::NonZeroUsize::new(levels)),
+        ArchiveValidator::with_max_depth(aligned, std::num::NonZeroUsize::new(levels)),
         SharedValidator::new(),
     );
     let archived = rkyv::api::access_with_context::<ArchivedSegmentFooter, _, rkyv::rancor::Error>(
-        &aligned,
+        aligned,
         &mut validator,
     )
     .map_err(does_not_decode)?;
@@ -303,7 +340,7 @@ enum SegmentState {
     },
     Footer {
         footer: Range<u64>,
-        bytes: Vec<u8>,
+        bytes: FooterBytes,
         held: Vec<u8>,
     },
     Spent,
@@ -347,9 +384,11 @@ impl OpenDecoder for SegmentOpen {
             SegmentState::Start => Ok(Step::Need(Need::Range(
                 self.absolute(self.probe_start..self.len),
             ))),
-            SegmentState::Head { footer, .. } => Ok(Step::Need(Need::Range(
-                self.absolute(footer.start..self.probe_start),
-            ))),
+            // The whole footer again, though the probe holds its end: one
+            // buffer as received, with no join (see `FooterBytes`).
+            SegmentState::Head { footer, .. } => {
+                Ok(Step::Need(Need::Range(self.absolute(footer.clone()))))
+            }
             SegmentState::Footer { .. } => {
                 let SegmentState::Footer {
                     footer,
@@ -359,7 +398,8 @@ impl OpenDecoder for SegmentOpen {
                 else {
                     return Err(spent());
                 };
-                let decoded = decode_segment_footer(&bytes)?;
+                let decoded = decode_aligned_footer(bytes.bytes())?;
+                drop(bytes);
                 decoded.validate(footer.start)?;
                 let probe = (self.probe_start < footer.start).then_some((self.probe_start, held));
                 Ok(Step::Done(OpenedSegment {
@@ -381,19 +421,18 @@ impl OpenDecoder for SegmentOpen {
                     self.budget,
                     "a segment footer, decoded,",
                 )?;
-                match slice_of(&held, self.probe_start, &footer) {
-                    Some(bytes) => SegmentState::Footer {
+                match held_part(&held, self.probe_start, &footer) {
+                    Some(part) => SegmentState::Footer {
+                        bytes: FooterBytes::copied(part),
                         footer,
-                        bytes,
                         held,
                     },
                     None => SegmentState::Head { footer, held },
                 }
             }
             SegmentState::Head { footer, held } => {
-                let asked = self.absolute(footer.start..self.probe_start);
-                let head = expect_range(fetched, &asked)?;
-                let bytes = join_head(head, &held, self.probe_start, &footer)?;
+                let asked = self.absolute(footer.clone());
+                let bytes = FooterBytes::new(expect_range(fetched, &asked)?);
                 SegmentState::Footer {
                     footer,
                     bytes,
