@@ -343,3 +343,73 @@ fn a_block_decoder_takes_over_decompression_and_sees_each_block_once() {
         "one block per dataset"
     );
 }
+
+/// Records how much of each block a read asked decoded.
+#[derive(Default)]
+struct DecodeLog(std::sync::Mutex<Vec<(u64, u64)>>);
+
+impl atlas_wasm::BlockDecoder for DecodeLog {
+    fn decode(
+        &self,
+        block: atlas_wasm::CompressedBlock,
+    ) -> atlas_wasm::source::SourceFuture<'static, Vec<u8>> {
+        self.0
+            .lock()
+            .unwrap()
+            .push((block.wanted, block.uncompressed_size));
+        Box::pin(std::future::ready(block.decompress()))
+    }
+}
+
+#[test]
+fn a_window_decodes_its_block_only_as_far_as_its_chunks_and_a_later_read_needs_no_request() {
+    let dir = fixture();
+    let data = CountingSource::new(MemorySource::new(
+        std::fs::read(dir.join("data.atlas")).unwrap(),
+    ));
+    let log = data.log();
+    let decodes = Arc::new(DecodeLog::default());
+    let options = atlas_wasm::ReadOptions {
+        decoder: Some(decodes.clone()),
+        ..Default::default()
+    };
+    let atlas = block_on(Atlas::open_with(Arc::new(data), None, options)).unwrap();
+    let ds = atlas.dataset("day_04").unwrap();
+    let taken = |decodes: &DecodeLog| std::mem::take(&mut *decodes.0.lock().unwrap());
+
+    // Row 10 is in the first of the block's four 64 KiB chunks.
+    let first = block_on(ds.read_array_as::<f32>("temperature", &[10, 0], &[1, 2])).unwrap();
+    assert_eq!(first.data, vec![4_002_560.0, 4_002_561.0]);
+    assert_eq!(
+        taken(&decodes),
+        vec![(64 * 1024, 256 * 1024)],
+        "the first chunk only"
+    );
+
+    // Row 200 is in the last: the block is decoded again, whole, from the
+    // compressed bytes the cache kept, with no request.
+    log.reset();
+    let last = block_on(ds.read_array_as::<f32>("temperature", &[200, 7], &[1, 1])).unwrap();
+    assert_eq!(last.data, vec![(4_000_000 + 200 * 256 + 7) as f32]);
+    assert_eq!(log.requests(), 0, "{:?}", log.entries());
+    assert_eq!(taken(&decodes), vec![(256 * 1024, 256 * 1024)]);
+
+    // Now every chunk of the block is decoded: nothing more to do.
+    let middle = block_on(ds.read_array_as::<f32>("temperature", &[100, 1], &[1, 1])).unwrap();
+    assert_eq!(middle.data, vec![(4_000_000 + 100 * 256 + 1) as f32]);
+    assert_eq!((log.requests(), taken(&decodes).len()), (0, 0));
+
+    // A read across datasets wants whole blocks; concurrent reads of one
+    // block, one wanting more than the other, still fetch it once.
+    log.reset();
+    let other = atlas.dataset("day_06").unwrap();
+    let (a, b) = block_on(async {
+        futures_util::join!(
+            other.read_array_as::<f32>("temperature", &[0, 0], &[1, 1]),
+            other.read_array_as::<f32>("temperature", &[255, 255], &[1, 1])
+        )
+    });
+    assert_eq!(a.unwrap().data, vec![6_000_000.0]);
+    assert_eq!(b.unwrap().data, vec![(6_000_000 + 255 * 256 + 255) as f32]);
+    assert_eq!(log.requests(), 1, "{:?}", log.entries());
+}

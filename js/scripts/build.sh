@@ -37,7 +37,11 @@ wasm-bindgen --target web --out-dir "$js/pkg" --out-name atlas_wasm \
 
 mkdir -p "$js/dist"
 # Rust's wasm32 target emits these proposals by default; wasm-opt must be told.
-"$wasm_opt" -O3 --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+# -ocimfs=200 inlines only small functions with one caller (default 1500
+# bytes): 4 KB gzip less, and the same speed or better, a cold first read
+# faster (less code for V8 to compile); --low-memory-unused is safe for Rust's
+# layout (docs/benchmarks.md, "The wasm-opt flags").
+"$wasm_opt" -O3 -ocimfs=200 --low-memory-unused --converge --strip-producers --strip-target-features --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   "$js/pkg/atlas_wasm_bg.wasm" -o "$js/dist/atlas_wasm_bg.wasm"
 cp "$js/pkg/atlas_wasm.js" "$js"/src/*.js "$js/src/index.d.ts" "$js/dist/"

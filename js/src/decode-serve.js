@@ -13,9 +13,9 @@ export function serve(receive, send) {
       send({ ready: true });
       return;
     }
-    const { id, codec, bytes, uncompressedSize } = message;
+    const { id, codec, bytes, uncompressedSize, wanted } = message;
     try {
-      const out = decodeBlock(codec, bytes, uncompressedSize);
+      const out = decodeBlock(codec, bytes, uncompressedSize, wanted ?? uncompressedSize);
       send({ id, bytes: out }, [out.buffer]);
     } catch (error) {
       send({ id, error: { message: String(error?.message ?? error), code: error?.code ?? "Io" } });

@@ -5,7 +5,7 @@
  * `decodeBlock`; compressed bytes go in and decoded bytes come out as
  * transferred buffers, so no SharedArrayBuffer (and no COOP/COEP) is needed.
  *
- * The wasm side calls `pool.decode(codec, bytes, uncompressedSize)` for each
+ * The wasm side calls `pool.decode(codec, bytes, uncompressedSize, wanted)` for each
  * block (`src/wasm/decoder.rs`) and checks what comes back. Workers start on
  * the first block, not at open, so a catalogue-only session starts none; until
  * one has its module instantiated, `decode` answers `undefined` and the block
@@ -41,7 +41,7 @@ export class DecodePool {
 
   /** Decodes one block on a worker (resolves to its bytes), or answers
    * `undefined` while no worker is ready: the caller decodes it itself. */
-  decode = (codec, bytes, uncompressedSize) => {
+  decode = (codec, bytes, uncompressedSize, wanted) => {
     if (this.#closed) return Promise.reject(closedError());
     const worker = this.#pick();
     if (!worker.ready) return undefined;
@@ -49,7 +49,7 @@ export class DecodePool {
     return new Promise((resolve, reject) => {
       this.#jobs.set(id, { resolve, reject, worker });
       if (worker.busy++ === 0) worker.ref();
-      worker.post({ id, codec, bytes, uncompressedSize }, [bytes.buffer]);
+      worker.post({ id, codec, bytes, uncompressedSize, wanted }, [bytes.buffer]);
     });
   };
 

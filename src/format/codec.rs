@@ -14,6 +14,65 @@ use crate::format::segment::CodecId;
 /// encode at most 255 repeats), so a larger claim is a forgery.
 const LZ4_MAX_RATIO: u64 = 255;
 
+/// Decompresses the first `wanted` bytes of a block of `uncompressed_size`
+/// bytes: a read that needs the first chunks of a block stops decoding when
+/// they are out (zstd; lz4 blocks decode whole, then are cut). `wanted` equal
+/// to the block's size is [`decompress_block`], with its checks.
+pub fn decompress_prefix(
+    codec: &CodecId,
+    compressed: &[u8],
+    uncompressed_size: u64,
+    wanted: u64,
+) -> Result<Vec<u8>> {
+    if wanted >= uncompressed_size {
+        return decompress_block(codec, compressed, uncompressed_size);
+    }
+    let mut out = match codec {
+        #[cfg(any(feature = "libzstd", not(target_arch = "wasm32")))]
+        CodecId::Named(name) if name == "zstd" => zstd_prefix(compressed, wanted as usize)?,
+        CodecId::None if compressed.len() as u64 == uncompressed_size => {
+            compressed[..wanted as usize].to_vec()
+        }
+        _ => decompress_block(codec, compressed, uncompressed_size)?,
+    };
+    out.truncate(wanted as usize);
+    Ok(out)
+}
+
+/// The first `wanted` bytes a zstd stream inflates to, decoding no further.
+#[cfg(any(feature = "libzstd", not(target_arch = "wasm32")))]
+fn zstd_prefix(compressed: &[u8], wanted: usize) -> Result<Vec<u8>> {
+    use zstd_safe::{DCtx, InBuffer, OutBuffer};
+
+    if wanted > compressed.len().saturating_mul(ZSTD_MAX_RATIO) {
+        return Err(Error::corrupt(format!(
+            "{} bytes of zstd data cannot hold the {wanted} bytes a read needs",
+            compressed.len()
+        )));
+    }
+    let mut out: Vec<u8> = Vec::new();
+    out.try_reserve_exact(wanted)
+        .map_err(|_| Error::TooLarge(format!("a block of {wanted} bytes")))?;
+    let mut dctx =
+        DCtx::try_create().ok_or_else(|| Error::TooLarge("no memory for a zstd decoder".into()))?;
+    let mut input = InBuffer::around(compressed);
+    while out.len() < wanted {
+        let before = (input.pos(), out.len());
+        let len = out.len();
+        dctx.decompress_stream(&mut OutBuffer::around_pos(&mut out, len), &mut input)
+            .map_err(|code| {
+                Error::corrupt(format!("zstd data: {}", zstd_safe::get_error_name(code)))
+            })?;
+        if (input.pos(), out.len()) == before {
+            return Err(Error::corrupt(format!(
+                "zstd data ends after {} of the {wanted} bytes a read needs",
+                out.len()
+            )));
+        }
+    }
+    Ok(out)
+}
+
 /// Decompresses one block and checks it is exactly `uncompressed_size` bytes.
 pub fn decompress_block(
     codec: &CodecId,

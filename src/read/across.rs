@@ -217,16 +217,24 @@ impl Atlas {
         // as soon as its blocks are in, and a block is let go after the last
         // part that needs it, so the whole answer's blocks are never held at
         // once (the cache keeps what its budget allows).
-        let needs: Vec<Vec<u32>> = parts.iter().map(|p| p.plan.block_ids()).collect();
+        let wants: Vec<Vec<(u32, u64)>> = parts.iter().map(|p| p.plan.blocks_wanted()).collect();
+        let needs: Vec<Vec<u32>> = wants
+            .iter()
+            .map(|w| w.iter().map(|&(id, _)| id).collect())
+            .collect();
         let mut last_use: HashMap<u32, usize> = HashMap::new();
+        let mut wanted: HashMap<u32, u64> = HashMap::new();
         let mut order: Vec<u32> = Vec::new();
-        for (i, ids) in needs.iter().enumerate() {
-            for &id in ids {
+        for (i, part) in wants.iter().enumerate() {
+            for &(id, bytes) in part {
                 if last_use.insert(id, i).is_none() {
                     order.push(id);
                 }
+                let most = wanted.entry(id).or_default();
+                *most = (*most).max(bytes);
             }
         }
+        let order: Vec<(u32, u64)> = order.into_iter().map(|id| (id, wanted[&id])).collect();
         let mut held: HashMap<u32, Block> = HashMap::new();
         let mut built = 0;
         let mut failed: Option<Error> = None;

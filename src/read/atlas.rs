@@ -1,6 +1,6 @@
 //! [`Atlas`]: one open collection.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
 
 use futures_util::future::{FutureExt, Shared as SharedFuture};
@@ -367,9 +367,13 @@ impl Atlas {
                 .map_err(|e| in_dataset(e, &name))?;
             plans.push((name, meta, plan));
         }
-        let ids: BTreeSet<u32> = plans.iter().flat_map(|(_, _, p)| p.block_ids()).collect();
+        let mut wanted: BTreeMap<u32, u64> = BTreeMap::new();
+        for (id, bytes) in plans.iter().flat_map(|(_, _, p)| p.blocks_wanted()) {
+            let most = wanted.entry(id).or_default();
+            *most = (*most).max(bytes);
+        }
         let blocks = segment
-            .load_blocks(&self.shared, &ids.into_iter().collect::<Vec<_>>())
+            .load_blocks(&self.shared, &wanted.into_iter().collect::<Vec<_>>())
             .await?;
         plans
             .into_iter()

@@ -1,7 +1,13 @@
 //! A byte-budgeted LRU of decompressed blocks, shared by every segment of a handle.
+//!
+//! A block may be held in part: a read that needed its first chunks decoded
+//! only those. Its compressed bytes are then kept beside the part, so a later
+//! read that needs more decodes again without a request.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+
+use crate::read::decode::CompressedBlock;
 
 /// Bytes shared without copying: a fetched range or a decompressed block.
 /// (`Arc<[u8]>` would copy each `Vec` once more on the way in.)
@@ -12,7 +18,24 @@ pub(crate) type BlockKey = (u32, u32);
 
 struct Entry {
     bytes: Block,
+    /// The block compressed, while `bytes` is only its start.
+    rest: Option<CompressedBlock>,
     last_used: u64,
+}
+
+impl Entry {
+    fn size(&self) -> u64 {
+        self.bytes.len() as u64 + self.rest.as_ref().map_or(0, |r| r.bytes.len() as u64)
+    }
+}
+
+/// What the cache has of a block.
+pub(crate) enum Lookup {
+    /// At least the bytes asked for.
+    Hit(Block),
+    /// Fewer, but the compressed block, to decode again.
+    Partial(CompressedBlock),
+    Miss,
 }
 
 #[derive(Default)]
@@ -37,32 +60,47 @@ impl BlockCache {
         }
     }
 
-    pub(crate) fn get(&self, key: BlockKey) -> Option<Block> {
+    /// The block under `key` if the cache holds its first `wanted` bytes.
+    pub(crate) fn get(&self, key: BlockKey, wanted: u64) -> Lookup {
         let mut state = self.lock();
         state.clock += 1;
         let now = state.clock;
-        state.entries.get_mut(&key).map(|e| {
-            e.last_used = now;
-            e.bytes.clone()
-        })
+        let Some(entry) = state.entries.get_mut(&key) else {
+            return Lookup::Miss;
+        };
+        entry.last_used = now;
+        match &entry.rest {
+            _ if entry.bytes.len() as u64 >= wanted => Lookup::Hit(entry.bytes.clone()),
+            Some(rest) => Lookup::Partial(rest.clone()),
+            None => Lookup::Miss,
+        }
     }
 
-    pub(crate) fn insert(&self, key: BlockKey, bytes: Block) {
-        let size = bytes.len() as u64;
+    /// Keeps `bytes` (the start of the block when `rest`, its compressed
+    /// form, is given), unless the cache already holds more of it.
+    pub(crate) fn insert(&self, key: BlockKey, bytes: Block, rest: Option<CompressedBlock>) {
+        let entry = Entry {
+            bytes,
+            rest,
+            last_used: 0,
+        };
+        let size = entry.size();
         if size > self.capacity {
             return;
         }
         let mut state = self.lock();
+        if let Some(old) = state.entries.get(&key) {
+            if old.bytes.len() >= entry.bytes.len() {
+                return;
+            }
+        }
         state.clock += 1;
-        let now = state.clock;
-        if let Some(old) = state.entries.insert(
-            key,
-            Entry {
-                bytes,
-                last_used: now,
-            },
-        ) {
-            state.held -= old.bytes.len() as u64;
+        let entry = Entry {
+            last_used: state.clock,
+            ..entry
+        };
+        if let Some(old) = state.entries.insert(key, entry) {
+            state.held -= old.size();
         }
         state.held += size;
         // Blocks are large and few, so a scan for the oldest is cheap.
@@ -71,7 +109,7 @@ impl BlockCache {
                 break;
             };
             if let Some(e) = state.entries.remove(&oldest) {
-                state.held -= e.bytes.len() as u64;
+                state.held -= e.size();
             }
         }
     }
@@ -90,20 +128,47 @@ impl BlockCache {
 mod tests {
     use super::*;
 
+    fn hit(lookup: Lookup) -> bool {
+        matches!(lookup, Lookup::Hit(_))
+    }
+
     #[test]
     fn the_least_recently_used_block_goes_first() {
         let cache = BlockCache::new(10);
-        cache.insert((0, 0), Arc::new(vec![0; 4]));
-        cache.insert((0, 1), Arc::new(vec![1; 4]));
-        assert!(cache.get((0, 0)).is_some());
-        cache.insert((1, 0), Arc::new(vec![2; 4]));
-        assert!(cache.get((0, 1)).is_none(), "the oldest block is evicted");
-        assert!(cache.get((0, 0)).is_some() && cache.get((1, 0)).is_some());
+        cache.insert((0, 0), Arc::new(vec![0; 4]), None);
+        cache.insert((0, 1), Arc::new(vec![1; 4]), None);
+        assert!(hit(cache.get((0, 0), 4)));
+        cache.insert((1, 0), Arc::new(vec![2; 4]), None);
+        assert!(!hit(cache.get((0, 1), 4)), "the oldest block is evicted");
+        assert!(hit(cache.get((0, 0), 4)) && hit(cache.get((1, 0), 4)));
         assert_eq!(cache.held(), 8);
-        cache.insert((9, 9), Arc::new(vec![0; 11]));
+        cache.insert((9, 9), Arc::new(vec![0; 11]), None);
         assert!(
-            cache.get((9, 9)).is_none(),
+            !hit(cache.get((9, 9), 11)),
             "a block over the budget is not kept"
+        );
+    }
+
+    #[test]
+    fn a_block_held_in_part_serves_its_start_and_keeps_its_compressed_bytes() {
+        let cache = BlockCache::new(100);
+        let compressed = CompressedBlock {
+            codec: crate::format::segment::CodecId::None,
+            bytes: Arc::new(vec![7; 8]),
+            range: 0..8,
+            uncompressed_size: 8,
+            wanted: 3,
+        };
+        cache.insert((0, 0), Arc::new(vec![7; 3]), Some(compressed));
+        assert_eq!(cache.held(), 11, "the part and the compressed block");
+        assert!(hit(cache.get((0, 0), 3)));
+        assert!(matches!(cache.get((0, 0), 5), Lookup::Partial(c) if c.bytes.len() == 8));
+        cache.insert((0, 0), Arc::new(vec![7; 8]), None);
+        assert_eq!(cache.held(), 8, "the whole block replaces the part");
+        cache.insert((0, 0), Arc::new(vec![7; 2]), None);
+        assert!(
+            hit(cache.get((0, 0), 8)),
+            "a shorter part never replaces more"
         );
     }
 }

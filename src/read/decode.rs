@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::format::codec::decompress_block;
+use crate::format::codec::decompress_prefix;
 use crate::format::segment::CodecId;
 use crate::source::{MaybeSendSync, SourceFuture};
 
@@ -22,23 +22,43 @@ pub struct CompressedBlock {
     pub bytes: Arc<Vec<u8>>,
     /// The block's bytes within `bytes`.
     pub range: Range<usize>,
-    /// The size the block table declares; the output must match it.
+    /// The size the block table declares.
     pub uncompressed_size: u64,
+    /// How many bytes from the block's start the read needs (at most
+    /// `uncompressed_size`): decoding stops there, and the output must be
+    /// exactly this long.
+    pub wanted: u64,
 }
 
 impl CompressedBlock {
-    /// Decompresses and checks the size: what every decoder ends up calling.
+    /// Decompresses the wanted bytes and checks their length: what every
+    /// decoder ends up calling.
     pub fn decompress(&self) -> Result<Vec<u8>> {
-        decompress_block(
+        decompress_prefix(
             &self.codec,
             &self.bytes[self.range.clone()],
             self.uncompressed_size,
+            self.wanted,
         )
+    }
+
+    /// This block alone, its compressed bytes copied out of the request
+    /// they came with (which may hold its neighbours too).
+    pub(crate) fn detached(&self) -> CompressedBlock {
+        let bytes = self.bytes[self.range.clone()].to_vec();
+        CompressedBlock {
+            codec: self.codec.clone(),
+            range: 0..bytes.len(),
+            bytes: Arc::new(bytes),
+            uncompressed_size: self.uncompressed_size,
+            wanted: self.wanted,
+        }
     }
 }
 
 /// Decompresses blocks somewhere other than the polling task.
 pub trait BlockDecoder: MaybeSendSync {
-    /// Decompresses `block` (with [`CompressedBlock::decompress`]) and answers when done.
+    /// Decompresses `block` (with [`CompressedBlock::decompress`]: its
+    /// `wanted` bytes) and answers when done.
     fn decode(&self, block: CompressedBlock) -> SourceFuture<'static, Vec<u8>>;
 }

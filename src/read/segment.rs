@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::format::budget::check;
 use crate::format::segment::{ArrayMeta, BlockMeta, OpenedSegment, SegmentFooter, SegmentOpen};
 use crate::format::value::Attr;
-use crate::read::cache::{Block, BlockKey};
+use crate::read::cache::{Block, BlockKey, Lookup};
 use crate::read::decode::CompressedBlock;
 use crate::read::open::drive_holding;
 use crate::read::Shared as Inner;
@@ -125,62 +125,85 @@ impl Segment {
             .map(|&(_, v)| self.values[v as usize].clone())
     }
 
-    /// The decompressed blocks `ids`, from the cache, from a load already under
-    /// way, or fetched now: adjacent blocks in one range read, up to
-    /// `concurrency` reads at a time.
+    /// The decompressed blocks of `wants` (`(block id, bytes needed from its
+    /// start)`), from the cache, from a load already under way, or fetched
+    /// now: adjacent blocks in one range read, up to `concurrency` reads at a
+    /// time. A block comes back at least as long as wanted.
     pub(crate) async fn load_blocks(
         self: &Arc<Self>,
         inner: &Arc<Inner>,
-        ids: &[u32],
+        wants: &[(u32, u64)],
     ) -> Result<HashMap<u32, Block>> {
         // Every load runs to its end, even after one fails: a load removes
         // itself from `inner.loading` only when it finishes, and it holds
         // `inner`, so one dropped unfinished (as `try_collect` did on the
         // first error) kept the whole collection alive in a cycle (found by
         // fuzz target `open_and_read`: the heap grew by each input read).
-        let loaded: Vec<Result<(u32, Block)>> = self.blocks_in_order(inner, ids).collect().await;
+        let loaded: Vec<Result<(u32, Block)>> = self.blocks_in_order(inner, wants).collect().await;
         loaded.into_iter().collect()
     }
 
-    /// The blocks `ids` as [`load_blocks`](Self::load_blocks) loads them, yielded
-    /// in the order of `ids` as each arrives, so a caller can use and drop a
-    /// block before the last one is in. A caller must drain the stream even
-    /// after an error (see `load_blocks`).
+    /// The blocks of `wants` as [`load_blocks`](Self::load_blocks) loads them,
+    /// yielded in the order of `wants` as each arrives, so a caller can use
+    /// and drop a block before the last one is in. A caller must drain the
+    /// stream even after an error (see `load_blocks`).
     pub(crate) fn blocks_in_order(
         self: &Arc<Self>,
         inner: &Arc<Inner>,
-        ids: &[u32],
+        wants: &[(u32, u64)],
     ) -> impl Stream<Item = Result<(u32, Block)>> + 'static {
-        let mut waits: HashMap<u32, SharedBlock> = HashMap::with_capacity(ids.len());
+        let mut waits: HashMap<u32, SharedBlock> = HashMap::with_capacity(wants.len());
         let mut ready: HashMap<u32, Block> = HashMap::new();
         {
             let mut loading = inner.loading.lock().unwrap_or_else(|p| p.into_inner());
-            let mut missing: Vec<&BlockMeta> = Vec::new();
-            for &id in ids {
+            let mut missing: Vec<(&BlockMeta, u64)> = Vec::new();
+            for &(id, wanted) in wants {
                 let key: BlockKey = (self.variable, id);
-                if let Some(bytes) = inner.cache.get(key) {
-                    ready.insert(id, bytes);
-                } else if let Some(pending) = loading.get(&key) {
-                    waits.insert(id, pending.clone());
-                } else {
-                    missing.push(&self.blocks[id as usize]);
+                let wanted = wanted.min(self.blocks[id as usize].uncompressed_size);
+                match inner.cache.get(key, wanted) {
+                    Lookup::Hit(bytes) => {
+                        ready.insert(id, bytes);
+                    }
+                    _ if loading.get(&key).is_some_and(|(w, _)| *w >= wanted) => {
+                        waits.insert(id, loading[&key].1.clone());
+                    }
+                    _ if loading.contains_key(&key) => {
+                        let shorter = loading[&key].1.clone();
+                        waits.insert(id, self.load_after(inner, shorter, id));
+                    }
+                    // The second read into a block decodes it whole, so
+                    // reading a block's chunks one by one decodes it at
+                    // most twice, not once per chunk.
+                    Lookup::Partial(compressed) => {
+                        let whole = compressed.uncompressed_size;
+                        let fetch: SourceFuture<'static, GroupBytes> =
+                            Box::pin(ready_group(compressed));
+                        let shared = self.load_one(inner, fetch.shared(), 0, id, whole);
+                        loading.insert(key, (whole, shared.clone()));
+                        waits.insert(id, shared);
+                    }
+                    Lookup::Miss => missing.push((&self.blocks[id as usize], wanted)),
                 }
             }
-            missing.sort_by_key(|b| b.file_offset);
-            missing.dedup_by_key(|b| b.id);
-            for group in coalesce(&missing, inner.options.coalesce_bytes) {
+            // Callers list blocks by id or in first use, which is file
+            // order in the files writers make; any other order only
+            // coalesces less.
+            let metas: Vec<&BlockMeta> = missing.iter().map(|(b, _)| *b).collect();
+            let mut wanted = missing.iter().map(|(_, w)| *w);
+            for group in coalesce(&metas, inner.options.coalesce_bytes) {
                 let fetch = self.fetch_group(inner, &group).shared();
                 for (position, block) in group.iter().enumerate() {
-                    let shared = self.load_one(inner, fetch.clone(), position, block.id.0);
-                    loading.insert((self.variable, block.id.0), shared.clone());
-                    waits.insert(block.id.0, shared);
+                    let (id, want) = (block.id.0, wanted.next().unwrap_or(0));
+                    let shared = self.load_one(inner, fetch.clone(), position, id, want);
+                    loading.insert((self.variable, id), (want, shared.clone()));
+                    waits.insert(id, shared);
                 }
             }
         }
         let concurrency = inner.options.max_concurrency.max(1);
-        let each: Vec<SourceFuture<'static, (u32, Block)>> = ids
+        let each: Vec<SourceFuture<'static, (u32, Block)>> = wants
             .iter()
-            .map(|&id| -> SourceFuture<'static, (u32, Block)> {
+            .map(|&(id, _)| -> SourceFuture<'static, (u32, Block)> {
                 match ready.get(&id) {
                     Some(bytes) => {
                         let bytes = bytes.clone();
@@ -196,14 +219,35 @@ impl Segment {
         stream::iter(each).buffered(concurrency)
     }
 
-    /// The load of block `id`, at `position` in the group `fetch` brings:
-    /// decompressed, checked against the block table, cached.
+    /// Block `id` whole, once `shorter` (a load of less of it) has ended:
+    /// from the compressed bytes that load kept, with no request of its own.
+    fn load_after(
+        self: &Arc<Self>,
+        inner: &Arc<Inner>,
+        shorter: SharedBlock,
+        id: u32,
+    ) -> SharedBlock {
+        let this = self.clone();
+        let weak = Arc::downgrade(inner);
+        let after: SourceFuture<'static, Block> = Box::pin(async move {
+            let _ = shorter.await;
+            let inner = weak.upgrade().ok_or(Error::Aborted)?;
+            let whole = this.blocks[id as usize].uncompressed_size;
+            let mut blocks = this.load_blocks(&inner, &[(id, whole)]).await?;
+            blocks.remove(&id).ok_or(Error::Aborted)
+        });
+        after.shared()
+    }
+
+    /// The load of the first `wanted` bytes of block `id`, at `position` in
+    /// the group `fetch` brings: decompressed, checked, cached.
     fn load_one(
         self: &Arc<Self>,
         inner: &Arc<Inner>,
         fetch: Shared<SourceFuture<'static, GroupBytes>>,
         position: usize,
         id: u32,
+        wanted: u64,
     ) -> SharedBlock {
         let this = self.clone();
         // Weak: the load lives in `inner.loading` until it ends; a strong
@@ -221,8 +265,11 @@ impl Segment {
                     bytes,
                     range: start..end,
                     uncompressed_size: meta.uncompressed_size,
+                    wanted,
                 };
-                // Checked before inflating: the size comes from the file.
+                // Checked before inflating: the size comes from the file. The
+                // whole block, though a read may need less: a block past the
+                // budget is refused whatever part of it is asked for.
                 check(
                     meta.uncompressed_size,
                     inner.options.memory_budget,
@@ -231,32 +278,34 @@ impl Segment {
                 let host = inner.options.decoder.clone();
                 drop(inner); // not held across the host decoder's await
                 let decoded = match host {
-                    Some(decoder) => decoder.decode(block).await?,
+                    Some(decoder) => decoder.decode(block.clone()).await?,
                     None => block.decompress()?,
                 };
                 // A host decoder is code we did not write: hold it to the table.
-                if decoded.len() as u64 != meta.uncompressed_size {
+                if decoded.len() as u64 != wanted {
                     return Err(Error::corrupt(format!(
-                        "block {id} decoded to {} bytes, the block table says {}",
+                        "block {id} decoded to {} bytes, {wanted} were asked (the block table says {})",
                         decoded.len(),
                         meta.uncompressed_size
                     )));
                 }
-                Ok::<_, Error>(Arc::new(decoded))
+                let rest = (wanted < meta.uncompressed_size).then(|| block.detached());
+                Ok::<_, Error>((Arc::new(decoded), rest))
             }
             .await;
             let key = (this.variable, id);
             if let Some(inner) = weak.upgrade() {
-                if let Ok(bytes) = &result {
-                    inner.cache.insert(key, bytes.clone());
+                let mut loading = inner.loading.lock().unwrap_or_else(|p| p.into_inner());
+                // A longer load of the same block may have taken the slot.
+                if loading.get(&key).is_some_and(|(w, _)| *w == wanted) {
+                    loading.remove(&key);
                 }
-                inner
-                    .loading
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .remove(&key);
+                drop(loading);
+                if let Ok((bytes, rest)) = &result {
+                    inner.cache.insert(key, bytes.clone(), rest.clone());
+                }
             }
-            result
+            result.map(|(bytes, _)| bytes)
         });
         load.shared()
     }
@@ -301,12 +350,18 @@ impl Segment {
 
 type SharedBlock = Shared<SourceFuture<'static, Block>>;
 
+/// A block already in hand, as the group a fetch would bring.
+async fn ready_group(block: CompressedBlock) -> Result<GroupBytes> {
+    Ok((block.bytes, vec![(block.range.start, block.range.end)]))
+}
+
 /// The compressed bytes of a group of adjacent blocks, and each block's slice of them.
 type GroupBytes = (Block, Vec<(usize, usize)>);
 
 /// The loads under way, keyed like the cache, so that two reads that need one
 /// block share one request.
-pub(crate) type Loading = std::sync::Mutex<HashMap<BlockKey, SharedBlock>>;
+/// Each with the bytes it decodes (a read that needs more starts its own).
+pub(crate) type Loading = std::sync::Mutex<HashMap<BlockKey, (u64, SharedBlock)>>;
 
 /// Groups blocks (sorted by offset) whose bytes touch, up to `limit` bytes a
 /// group; a block larger than the limit travels alone.

@@ -1,7 +1,7 @@
 //! Reading a window of one array: which chunks it touches, which blocks hold
 //! them, and how their elements land in C order in the answer.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -24,7 +24,7 @@ pub(crate) async fn read_window(
     shape: &[u64],
 ) -> Result<NdArray> {
     let plan = Plan::new(meta, start, shape, inner.options.memory_budget)?;
-    let blocks = segment.load_blocks(inner, &plan.block_ids()).await?;
+    let blocks = segment.load_blocks(inner, &plan.blocks_wanted()).await?;
     plan.assemble(meta, &blocks)
 }
 
@@ -76,10 +76,15 @@ impl Plan {
         })
     }
 
-    /// The blocks holding the touched chunks, each once.
-    pub(crate) fn block_ids(&self) -> Vec<u32> {
-        let ids: BTreeSet<u32> = self.chunks.iter().map(|(_, a)| a.block_id.0).collect();
-        ids.into_iter().collect()
+    /// The blocks holding the touched chunks, each once, with how many bytes
+    /// of each the chunks reach into: decoding a block stops there.
+    pub(crate) fn blocks_wanted(&self) -> Vec<(u32, u64)> {
+        let mut wanted: BTreeMap<u32, u64> = BTreeMap::new();
+        for (_, a) in &self.chunks {
+            let end = wanted.entry(a.block_id.0).or_default();
+            *end = (*end).max(u64::from(a.offset) + u64::from(a.size));
+        }
+        wanted.into_iter().collect()
     }
 
     /// Builds the answer from decompressed blocks (which must include `block_ids`).

@@ -1,7 +1,7 @@
 //! Block decoding handed to JavaScript: the npm package's decode pool.
 //!
 //! [`JsDecoder`] is the core's [`BlockDecoder`] over a JavaScript function
-//! `(codec, bytes, uncompressedSize) => Promise<Uint8Array> | undefined`
+//! `(codec, bytes, uncompressedSize, wanted) => Promise<Uint8Array> | undefined`
 //! (`undefined`: decode it here, the pool has no worker ready). The facade's
 //! pool (`js/src/pool.js`) answers it by posting the bytes to a worker, whose
 //! own instance of this module runs [`decode_block`]. What comes back is
@@ -17,7 +17,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use super::error::{from_js, to_js};
 use crate::error::{Error, Result};
-use crate::format::codec::decompress_block;
+use crate::format::codec::decompress_prefix;
 use crate::format::segment::CodecId;
 use crate::read::{BlockDecoder, CompressedBlock};
 use crate::source::SourceFuture;
@@ -42,12 +42,13 @@ impl BlockDecoder for JsDecoder {
         };
         // A fresh buffer of exactly the block: the pool transfers it.
         let bytes = Uint8Array::from(&block.bytes[block.range.clone()]);
-        let size = block.uncompressed_size;
-        let called = self.decode.call3(
+        let (size, wanted) = (block.uncompressed_size, block.wanted);
+        let called = self.decode.call4(
             &JsValue::NULL,
             &codec.as_str().into(),
             &bytes,
             &(size as f64).into(),
+            &(wanted as f64).into(),
         );
         let called = match called {
             // No worker ready yet: the pool leaves this block to us.
@@ -63,9 +64,9 @@ impl BlockDecoder for JsDecoder {
             let decoded: Uint8Array = answer
                 .dyn_into()
                 .map_err(|_| Error::Io("the decode pool answered without bytes".into()))?;
-            if decoded.length() as u64 != size {
+            if decoded.length() as u64 != wanted {
                 return Err(Error::corrupt(format!(
-                    "a block decoded to {} bytes, the block table says {size}",
+                    "a block decoded to {} bytes, {wanted} were asked",
                     decoded.length()
                 )));
             }
@@ -88,24 +89,25 @@ fn from_worker(thrown: &JsValue) -> Error {
     }
 }
 
-/// Decompresses one block (`codec` absent: stored as is) and checks it is
-/// `uncompressedSize` bytes: what a decode worker runs.
+/// Decompresses the first `wanted` bytes of one block of `uncompressedSize`
+/// bytes (`codec` absent: stored as is) and checks their length: what a
+/// decode worker runs.
 #[wasm_bindgen(js_name = decodeBlock)]
 pub fn decode_block(
     codec: Option<String>,
     bytes: &[u8],
     uncompressed_size: f64,
+    wanted: f64,
 ) -> std::result::Result<Vec<u8>, JsValue> {
+    let whole = |n: f64| n.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&n);
     let run = || -> Result<Vec<u8>> {
-        if !(uncompressed_size.fract() == 0.0
-            && (0.0..=9_007_199_254_740_991.0).contains(&uncompressed_size))
-        {
+        if !(whole(uncompressed_size) && whole(wanted)) {
             return Err(Error::InvalidArgument(
-                "uncompressedSize must be a whole number >= 0".into(),
+                "uncompressedSize and wanted must be whole numbers >= 0".into(),
             ));
         }
         let codec = codec.map_or(CodecId::None, CodecId::Named);
-        decompress_block(&codec, bytes, uncompressed_size as u64)
+        decompress_prefix(&codec, bytes, uncompressed_size as u64, wanted as u64)
     };
     run().map_err(to_js)
 }

@@ -63,7 +63,7 @@ pub async fn rewrite(
             for entry in &meta.chunks {
                 let at = &entry.address;
                 let blocks = segment
-                    .load_blocks(&source.shared, &[at.block_id.0])
+                    .load_blocks(&source.shared, &[(at.block_id.0, u64::MAX)])
                     .await?;
                 let block = &blocks[&at.block_id.0];
                 let bytes = &block[at.offset as usize..at.offset as usize + at.size as usize];
