@@ -90,10 +90,15 @@ export interface ReadResult {
 }
 
 export interface Progress {
-  /** Bytes received for this read so far. */
+  /** Bytes of `total` received so far; equals `total` when the read succeeds. */
   loaded: number;
-  /** Bytes of the requests this read has started so far (grows as it goes). */
-  requested: number;
+  /**
+   * Bytes of the ranges the read plan requests (blocks not cached), known
+   * before the first of them is sent and the same in every report. Opening a
+   * variable's segment for the first time (its footer, read before anything
+   * can be planned) is not in it.
+   */
+  total: number;
 }
 
 export interface ReadOptions {
@@ -102,7 +107,7 @@ export interface ReadOptions {
   /** Extent of the window on each axis; give with `start`. */
   shape?: ArrayLike<number>;
   signal?: AbortSignal;
-  /** Called after each range read this call made arrives. */
+  /** Called once with `{loaded: 0, total}` when the read is planned, then as each planned range arrives. */
   onProgress?: (progress: Progress) => void;
 }
 

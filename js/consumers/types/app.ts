@@ -39,7 +39,7 @@ export async function everything(bucket: R2BucketLike, bytes: Uint8Array, blob: 
   const controller = new AbortController();
   const progress = (p: Progress): void => {
     expectType<number>()(p.loaded);
-    expectType<number>()(p.requested);
+    expectType<number>()(p.total);
   };
 
   // Sources.
