@@ -37,7 +37,7 @@ export default {
       const ds = atlas.dataset(name);
       for (const array of ds.listArrays()) {
         const r = await ds.read(array);
-        values[name + "/" + array] = { dtype: r.dtype, data: Array.from(r.data, (v) => (typeof v === "number" && Number.isNaN(v) ? "NaN" : typeof v === "bigint" ? String(v) : v)) };
+        values[name + "/" + array] = { dtype: r.dtype, data: Array.from(r.data, (v) => (typeof v === "number" && Number.isNaN(v) ? "NaN" : typeof v === "bigint" ? String(v) : v instanceof Uint8Array ? [...v] : v)) };
       }
     }
     // A Worker would hand this to ctx.waitUntil; the test waits, so the next request finds every write.
@@ -76,8 +76,7 @@ describe("persist in a Worker (workerd, caches.default)", () => {
   it("the second request is served from caches.default: one get per object, no block get", async () => {
     const options = { ...modules(), compatibilityDate: "2026-04-01", cf: false, r2Buckets: ["COLLECTIONS"] };
     mf = new Miniflare(options);
-    const bucket = await mf.getR2Bucket("COLLECTIONS");
-    await bucket.put("c/data.atlas", new Uint8Array(readFileSync(join(FIXTURES, "small_blocks", "data.atlas"))));
+    await (await mf.getR2Bucket("COLLECTIONS")).put("c/data.atlas", new Uint8Array(readFileSync(join(FIXTURES, "small_blocks", "data.atlas"))));
     const call = async () => (await mf.dispatchFetch("http://worker/")).json();
 
     const first = await call();
@@ -95,5 +94,18 @@ describe("persist in a Worker (workerd, caches.default)", () => {
     assert.equal(data.length, 1, JSON.stringify(second.gets));
     assert.ok(data[0].onlyIf?.etagDoesNotMatch, "the tail get is conditional");
     assert.deepEqual(second.gets.filter((g) => g.key !== "c/data.atlas").map((g) => g.key), ["c/deleted.mask"]);
+
+    // Replaced in the bucket (a new ETag): read anew, the old version's entries dropped from the index.
+    const stub = await mf.getR2Bucket("COLLECTIONS"); // the restart poisoned the first stub
+    await stub.put("c/data.atlas", new Uint8Array(readFileSync(join(FIXTURES, "every_dtype_zstd", "data.atlas"))));
+    const third = await call();
+    const next = expected("every_dtype_zstd");
+    assert.deepEqual(Object.keys(third.values).sort(), next.datasets.flatMap((d) => d.arrays.map((a) => `${d.name}/${a.name}`)).sort());
+    for (const d of next.datasets) {
+      for (const a of d.arrays) sameValues(asValues(third.values[`${d.name}/${a.name}`]), a.values, a.dtype, `${d.name}/${a.name}`);
+    }
+    const etags = new Set(third.index.entries.map(([, etag]) => etag));
+    assert.equal(etags.size, 1, "one version left in the index");
+    assert.ok(!new Set(second.index.entries.map(([, etag]) => etag)).has([...etags][0]));
   });
 });
