@@ -34,6 +34,8 @@ const ROOT = "https://atlas-wasm.invalid/v1/";
 const INDEX = `${ROOT}index`;
 /** How long a Worker's cache keeps an entry (the Workers cache honours Cache-Control). */
 const MAX_AGE = 30 * 24 * 3600;
+/** The index is written this long after the last change, so a burst of reads costs one write. */
+const SAVE_AFTER_MS = 100;
 
 /** `{bytes}` for a `persist` option, or undefined when it is off. */
 export function persistOptions(value) {
@@ -180,10 +182,20 @@ class Kept {
     } catch {
       index = undefined; // unreadable: start empty; the sweep removes what it listed
     }
-    if (index?.v === 1) {
+    // Rows that are not what this file writes are skipped: their entries go with the sweep.
+    const whole = (n) => Number.isSafeInteger(n) && n >= 0;
+    const text = (t) => typeof t === "string";
+    if (index?.v === 1 && whole(index.clock) && Array.isArray(index.objects) && Array.isArray(index.entries)) {
       this.#clock = index.clock;
-      for (const [key, etag, size] of index.objects) this.#objects.set(key, { etag, size });
-      for (const [key, etag, start, end, used] of index.entries) this.#add(key, etag, start, end, used, true);
+      for (const row of index.objects) {
+        const [key, etag, size] = Array.isArray(row) ? row : [];
+        if (text(key) && text(etag) && whole(size)) this.#objects.set(key, { etag, size });
+      }
+      for (const row of index.entries) {
+        const [key, etag, start, end, used] = Array.isArray(row) ? row : [];
+        const known = this.#objects.get(key)?.etag === etag;
+        if (known && whole(start) && whole(end) && start < end && whole(used)) this.#add(key, etag, start, end, used, true);
+      }
     }
     this.#track(this.#sweep());
   }
@@ -316,10 +328,10 @@ class Kept {
     this.#save();
   }
 
-  /** Writes the index once the current task is done (many changes, one write). */
+  /** Writes the index `SAVE_AFTER_MS` after the first change not yet written (many changes, one write). */
   #save() {
     if (this.#saving) return;
-    this.#saving = Promise.resolve().then(() => {
+    this.#saving = new Promise((wake) => setTimeout(wake, SAVE_AFTER_MS)).then(() => {
       this.#saving = undefined;
       const index = {
         v: 1,

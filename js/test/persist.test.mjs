@@ -88,6 +88,39 @@ describe("persist in Node (the process's memory)", () => {
     plain.close();
   });
 
+  it("a range planned otherwise is served when kept ranges cover it, fetched when they do not", async () => {
+    const url = collection("planned", "small_blocks");
+    const first = await Atlas.open(url, { tailProbeBytes: 4096, persist: true });
+    const before = await readAll(first);
+    await first.flush();
+    first.close();
+
+    // A smaller tail lies inside the kept one: still one conditional request.
+    server.reset();
+    const inside = await Atlas.open(url, { tailProbeBytes: 2048, persist: true });
+    const again = await readAll(inside);
+    assert.deepEqual(data().map((e) => e.status), [304]);
+    for (const key of Object.keys(before)) assert.deepEqual(again[key].data, before[key].data, key);
+    inside.close();
+
+    // A larger one that kept ranges side by side cover (the tail and the segment before it).
+    server.reset();
+    const larger = await Atlas.open(url, { tailProbeBytes: 8192, persist: true });
+    await checkCollection(larger, expected("small_blocks"));
+    assert.deepEqual(data().map((e) => e.status), [304]);
+    larger.close();
+
+    // The whole file: its first bytes were never read, so the tail is fetched whole
+    // (no If-None-Match: nothing kept answers it); it is the same version, so nothing else is asked.
+    server.reset();
+    const whole = await Atlas.open(url, { tailProbeBytes: 65536, persist: true });
+    await checkCollection(whole, expected("small_blocks"));
+    const requested = data();
+    assert.equal(requested.length, 1, JSON.stringify(requested));
+    assert.ok(requested[0].status === 206 && !requested[0].ifNoneMatch, JSON.stringify(requested));
+    whole.close();
+  });
+
   it("a collection replaced on the server is read anew; the old version's entries go", async () => {
     const url = collection("replaced", "small_blocks");
     const first = await Atlas.open(url, { ...SMALL_PROBE, persist: true });
