@@ -160,6 +160,7 @@ class Kept {
     this.ready = this.#load();
   }
 
+  /** Where the entries live: "cache", "indexeddb" or "memory". */
   get kind() {
     return this.#backend.kind;
   }
@@ -206,7 +207,7 @@ class Kept {
     const present = new Set(await this.#backend.keys());
     for (const [url, entry] of this.#entries) if (entry.listed && !present.has(url)) this.#remove(url, false);
     for (const url of present) {
-      if (url !== INDEX && !this.#entries.has(url)) await this.#backend.delete(url);
+      if (url.startsWith(ROOT) && url !== INDEX && !this.#entries.has(url)) await this.#backend.delete(url);
     }
   }
 

@@ -128,6 +128,7 @@ describe("persist in Node (the process's memory)", () => {
     await first.flush();
     first.close();
     const kept = await keptBytes(256 << 20);
+    assert.equal(kept.kind, "memory", "Node has neither the Cache API nor IndexedDB");
     const before = kept.version(`${url}/data.atlas`);
     assert.ok(before?.etag && kept.held > 0);
 
