@@ -205,7 +205,12 @@ class Kept {
   async #sweep() {
     if (!this.#backend.keys) return;
     const present = new Set(await this.#backend.keys());
-    for (const [url, entry] of this.#entries) if (entry.listed && !present.has(url)) this.#remove(url, false);
+    for (const [url, entry] of this.#entries) {
+      if (entry.listed && !present.has(url)) {
+        this.#remove(url, false);
+        this.#save();
+      }
+    }
     for (const url of present) {
       if (url.startsWith(ROOT) && url !== INDEX && !this.#entries.has(url)) await this.#backend.delete(url);
     }
@@ -294,6 +299,7 @@ class Kept {
         () => {
           this.#writing.delete(url);
           this.#remove(url, false); // quota or refusal: not kept
+          this.#save();
         },
       ),
     );

@@ -167,6 +167,31 @@ describe("persist in Node (the process's memory)", () => {
     second.close();
   });
 
+  it("the index: least recently used out first, ranges served across entries, a new version drops the old", async () => {
+    const kept = await keptBytes(300);
+    kept.setVersion("k", "e1", 1000);
+    const filled = (n) => new Uint8Array(100).fill(n);
+    kept.keep("k", "e1", 0, filled(1));
+    kept.keep("k", "e1", 100, filled(2));
+    kept.keep("k", "e1", 200, filled(3));
+    assert.equal(kept.held, 300);
+    assert.deepEqual(await kept.lookup("k", "e1", 0, 100), filled(1)); // 0..100 is now the most recent
+    kept.keep("k", "e1", 300, filled(4)); // over the cap: the least recently used goes
+    assert.equal(kept.held, 300);
+    assert.equal(await kept.lookup("k", "e1", 100, 200), undefined, "100..200 was the least recently used");
+    assert.equal(await kept.lookup("k", "e1", 50, 150), undefined, "half of it is not kept");
+    assert.deepEqual(await kept.lookup("k", "e1", 250, 350), new Uint8Array([...filled(3).subarray(50), ...filled(4).subarray(0, 50)]));
+    assert.equal(await kept.lookup("k", "e2", 0, 100), undefined, "another version");
+    kept.keep("k", "e1", 400, new Uint8Array(301)); // larger than the cap: not kept
+    assert.equal(kept.held, 300);
+    await kept.flush();
+
+    kept.setVersion("k", "e2", 1000);
+    assert.equal(kept.held, 0, "the old version's entries are gone");
+    assert.equal(await kept.lookup("k", "e1", 0, 100), undefined);
+    await kept.flush();
+  });
+
   it("refuses persist for sources it cannot key, and bad caps", async () => {
     const bytes = Atlas.fromBytes(new Uint8Array(10));
     for (const [target, options] of [
