@@ -413,3 +413,39 @@ fn a_window_decodes_its_block_only_as_far_as_its_chunks_and_a_later_read_needs_n
     assert_eq!(b.unwrap().data, vec![(6_000_000 + 255 * 256 + 255) as f32]);
     assert_eq!(log.requests(), 1, "{:?}", log.entries());
 }
+
+#[test]
+fn the_read_plan_tells_its_ranges_before_requesting_them() {
+    let bytes = std::fs::read(fixture().join("data.atlas")).unwrap();
+    let data = CountingSource::new(MemorySource::new(bytes));
+    let log = data.log();
+    type Plans = std::sync::Mutex<Vec<Vec<(u64, u64)>>>;
+    let told: Arc<Plans> = Arc::default();
+    let (into, seen) = (told.clone(), log.clone());
+    let options = atlas_wasm::ReadOptions {
+        planned: Some(Arc::new(move |ranges: &[std::ops::Range<u64>]| {
+            // Nothing of the plan has been requested yet when it is told.
+            let sent = seen.requests();
+            let plan = ranges.iter().map(|r| (r.start, r.end - r.start)).collect();
+            into.lock().unwrap().push(plan);
+            assert_eq!(seen.requests(), sent);
+        })),
+        ..Default::default()
+    };
+    let atlas = block_on(Atlas::open_with(Arc::new(data), None, options)).unwrap();
+    block_on(atlas.array_stats("temperature")).unwrap(); // opens the segment, plans nothing
+    assert!(told.lock().unwrap().is_empty());
+    log.reset();
+    let all = block_on(atlas.read_across("temperature", &[100, 0], &[2, 2])).unwrap();
+    assert_eq!(all.len(), DATASETS);
+    let mut requested = log.entries();
+    requested.sort_unstable();
+    assert_eq!(
+        *told.lock().unwrap(),
+        vec![requested],
+        "one plan, exactly what was requested"
+    );
+    // Again: every block is cached, so the plan is told and is empty.
+    block_on(atlas.read_across("temperature", &[100, 0], &[2, 2])).unwrap();
+    assert_eq!(told.lock().unwrap().last(), Some(&Vec::new()));
+}

@@ -11,9 +11,10 @@ import { drive } from "./drive.js";
 import { AtlasError, aborted, expect } from "./errors.js";
 import { httpSource } from "./http.js";
 import { limiter } from "./limit.js";
+import { keptBytes, persistOptions, persistSource } from "./persist.js";
 import { DecodePool, defaultWorkers } from "./pool.js";
 import { r2Source } from "./r2.js";
-import { blobSource, bytesSource, toSource } from "./sources.js";
+import { blobSource, bytesSource, progressReporter, toSource } from "./sources.js";
 
 let initialise = () => {
   throw new AtlasError("import atlas-wasm through its package entry, which loads the wasm module", "InvalidArgument");
@@ -48,13 +49,15 @@ export class Atlas {
   #handle;
   #info;
   #pool;
+  #data;
 
   /** @internal Use `Atlas.open`. */
-  constructor(handle, pool) {
+  constructor(handle, pool, data) {
     expect(handle instanceof AtlasHandle, "use Atlas.open(...) to open a collection");
     this.#handle = handle;
     this.#info = handle.info();
     this.#pool = pool;
+    this.#data = data;
   }
 
   /**
@@ -63,13 +66,14 @@ export class Atlas {
    */
   static async open(target, options = {}) {
     if (options.signal?.aborted) throw aborted(options.signal);
+    const persist = persistOptions(options.persist);
     await start();
-    const { data, mask } = sourcesOf(target, options);
+    const { data, mask } = sourcesOf(target, options, persist && keptBytes(persist.bytes));
     const abort = abortOf(options.signal);
     const pool = decodePool(options.decodeWorkers);
     try {
       const numbers = { cacheBytes: options.cacheBytes, maxConcurrency: options.maxConcurrency, coalesceBytes: options.coalesceBytes, maxMemory: options.maxMemory, tailProbeBytes: options.tailProbeBytes, decode: pool?.decode };
-      return new Atlas(await AtlasHandle.open(data, mask, numbers, abort?.promise), pool);
+      return new Atlas(await AtlasHandle.open(data, mask, numbers, abort?.promise), pool, data);
     } catch (error) {
       pool?.close();
       throw error;
@@ -132,7 +136,7 @@ export class Atlas {
   }
 
   dataset(name) {
-    return new Dataset(this.#open().dataset(text(name, "a dataset name")));
+    return new Dataset(this.#open().dataset(text(name, "a dataset name")), this.#data);
   }
 
   async arrayStats(array, { signal } = {}) {
@@ -164,9 +168,11 @@ export class Atlas {
     expect(typeof skip === "boolean", "skip must be true or false");
     expect(datasets === undefined || (Array.isArray(datasets) && datasets.every((d) => typeof d === "string")), "datasets must be an array of dataset names");
     const abort = abortOf(signal);
+    const reporter = progressReporter(onProgress, this.#data);
     try {
-      return await this.#open().readAcross(text(array, "an array name"), datasets, axes(start, "start"), axes(shape, "shape"), skip, abort?.promise, onProgress);
+      return await this.#open().readAcross(text(array, "an array name"), datasets, axes(start, "start"), axes(shape, "shape"), skip, abort?.promise, reporter);
     } finally {
+      reporter?.finish();
       abort?.dispose();
     }
   }
@@ -202,6 +208,15 @@ export class Atlas {
     }
   }
 
+  /**
+   * Resolves when every range `persist` is keeping has been written to the
+   * persistent cache (at once without `persist`). A Worker passes it to
+   * `ctx.waitUntil`; a page need not wait for it.
+   */
+  async flush() {
+    await this.#data?.flush?.();
+  }
+
   /** Frees the collection's memory and its decode workers now; its datasets stop working. */
   close() {
     this.#pool?.close();
@@ -230,10 +245,12 @@ export class Atlas {
 /** One live dataset of an open collection. */
 export class Dataset {
   #handle;
+  #data;
 
   /** @internal Use `atlas.dataset(name)`. */
-  constructor(handle) {
+  constructor(handle, data) {
     this.#handle = handle;
+    this.#data = data;
   }
 
   get name() {
@@ -279,15 +296,25 @@ export class Dataset {
     expect((start === undefined) === (shape === undefined), "give start and shape together, or neither");
     expect(onProgress === undefined || typeof onProgress === "function", "onProgress must be a function");
     const abort = abortOf(signal);
+    const reporter = progressReporter(onProgress, this.#data);
     try {
-      return await this.#handle.read(text(array, "an array name"), axes(start, "start"), axes(shape, "shape"), abort?.promise, onProgress);
+      return await this.#handle.read(text(array, "an array name"), axes(start, "start"), axes(shape, "shape"), abort?.promise, reporter);
     } finally {
+      reporter?.finish();
       abort?.dispose();
     }
   }
 }
 
-function sourcesOf(target, options) {
+/** The data and mask sources; with `kept` (persist's cache, a promise) their reads are kept. */
+function sourcesOf(target, options, kept) {
+  const keeping = (source, role) => {
+    if (!kept || source == null) return source;
+    if (!source.persistable) {
+      throw new AtlasError(`persist keeps what a URL, Atlas.fromUrl or Atlas.fromR2 reads; the ${role} source is neither`, "InvalidArgument");
+    }
+    return persistSource(source, kept);
+  };
   if (typeof target === "string" || target instanceof URL) {
     let base;
     try {
@@ -303,10 +330,13 @@ function sourcesOf(target, options) {
     };
     // Data and mask share one cap on requests in flight.
     const http = { ...options, limit: limiter(options.maxConcurrency ?? 6) };
-    return { data: toSource(httpSource(at("data.atlas"), http), "data"), mask: toSource(httpSource(at("deleted.mask"), http), "mask") };
+    const data = keeping(httpSource(at("data.atlas"), http), "data");
+    const mask = keeping(httpSource(at("deleted.mask"), http), "mask");
+    return { data: toSource(data, "data"), mask: toSource(mask, "mask") };
   }
   expect(target !== null && typeof target === "object" && "data" in target, "Atlas.open takes a URL or {data, mask}");
-  return { data: toSource(target.data, "data"), mask: target.mask == null ? undefined : toSource(target.mask, "mask") };
+  const data = keeping(target.data, "data");
+  return { data: toSource(data, "data"), mask: target.mask == null ? undefined : toSource(keeping(target.mask, "mask"), "mask") };
 }
 
 /** The decode pool `decodeWorkers` asks for, or none (0, or no workers here). */

@@ -65,13 +65,13 @@ export function httpSource(url, options = {}) {
   const unsupported = (message) => fail(message, "RangeNotSupported");
 
   /** One request under its own deadline: `Timeout` when it passes. */
-  async function attempt(range, signal, check) {
+  async function attempt(range, signal, check, ifNoneMatch) {
     const deadline = new AbortController();
     const stop = () => deadline.abort(signal.reason);
     if (signal) signal.addEventListener("abort", stop, { once: true });
     const timer = setTimeout(() => deadline.abort(TIMED_OUT), timeout);
     try {
-      return await attemptWithin(range, deadline.signal, check);
+      return await attemptWithin(range, deadline.signal, check, ifNoneMatch);
     } catch (error) {
       if (deadline.signal.reason === TIMED_OUT && !signal?.aborted) {
         throw fail(`no complete answer to Range: ${range} within ${timeout} ms (option timeout)`, "Timeout");
@@ -83,10 +83,11 @@ export function httpSource(url, options = {}) {
     }
   }
 
-  async function attemptWithin(range, signal, check) {
+  async function attemptWithin(range, signal, check, ifNoneMatch) {
     const headers = new Headers(extra);
     headers.set("Range", range);
     if (pinned.etag && !pinned.etag.startsWith("W/")) headers.set("If-Match", pinned.etag);
+    if (ifNoneMatch) headers.set("If-None-Match", ifNoneMatch);
     let response;
     try {
       response = await fetchFn(href, { headers, signal });
@@ -138,12 +139,12 @@ export function httpSource(url, options = {}) {
   }
 
   /** Runs `attempt` under the cap, again after each retryable failure. */
-  function request(range, signal, check) {
+  function request(range, signal, check, ifNoneMatch) {
     return limit(async () => {
       for (let tries = 0; ; tries++) {
         if (signal?.aborted) throw aborted(signal);
         try {
-          return await attempt(range, signal, check);
+          return await attempt(range, signal, check, ifNoneMatch);
         } catch (error) {
           if (!(error instanceof Retry)) throw error;
           if (tries >= retries) {
@@ -188,12 +189,22 @@ export function httpSource(url, options = {}) {
     return undefined;
   }
 
-  async function readTail(length, signal) {
+  /**
+   * The last `length` bytes and the size. With `known` (`{etag, size}` of a
+   * copy kept by `persist`), the request carries `If-None-Match`, and a 304
+   * answers `undefined`: the kept copy is current, and is pinned as if read.
+   */
+  async function readTail(length, signal, known) {
     let size;
+    let current = false;
     const range = `bytes=-${length}`;
     const bytes = await request(range, signal, (response) => {
       const problem = missing(response);
       if (problem) throw problem;
+      if (known && response.status === 304) {
+        current = true;
+        return 0;
+      }
       if (response.status === 416 && /^bytes \*\/0$/.test(response.headers.get("Content-Range") ?? "")) {
         size = 0; // an empty object has no suffix to give
         return 0;
@@ -217,7 +228,12 @@ export function httpSource(url, options = {}) {
       }
       size = got.size;
       return want;
-    });
+    }, known?.etag);
+    if (current) {
+      pinned.etag ??= known.etag;
+      pinned.size ??= known.size;
+      return undefined;
+    }
     pinned.size ??= size;
     return { bytes, size };
   }
@@ -257,7 +273,13 @@ export function httpSource(url, options = {}) {
     });
   }
 
-  return { describe: () => href, readTail, read };
+  return {
+    describe: () => href,
+    readTail: (length, signal) => readTail(length, signal),
+    read,
+    // What `persist` (persist.js) keys and revalidates kept copies by.
+    persistable: { key: href, etag: () => pinned.etag, revalidateTail: readTail },
+  };
 }
 
 async function discard(response) {

@@ -90,10 +90,15 @@ export interface ReadResult {
 }
 
 export interface Progress {
-  /** Bytes received for this read so far. */
+  /** Bytes of `total` received so far; equals `total` when the read succeeds. */
   loaded: number;
-  /** Bytes of the requests this read has started so far (grows as it goes). */
-  requested: number;
+  /**
+   * Bytes of the ranges the read plan requests (blocks not cached), known
+   * before the first of them is sent and the same in every report. Opening a
+   * variable's segment for the first time (its footer, read before anything
+   * can be planned) is not in it.
+   */
+  total: number;
 }
 
 export interface ReadOptions {
@@ -102,7 +107,7 @@ export interface ReadOptions {
   /** Extent of the window on each axis; give with `start`. */
   shape?: ArrayLike<number>;
   signal?: AbortSignal;
-  /** Called after each range read this call made arrives. */
+  /** Called once with `{loaded: 0, total}` when the read is planned, then as each planned range arrives. */
   onProgress?: (progress: Progress) => void;
 }
 
@@ -175,7 +180,8 @@ export interface R2BucketLike {
     key: string,
     options?: {
       range?: { offset: number; length: number } | { suffix: number };
-      onlyIf?: { etagMatches: string };
+      /** `etagDoesNotMatch` only for `persist`'s revalidation of a kept tail. */
+      onlyIf?: { etagMatches?: string; etagDoesNotMatch?: string };
     },
   ): Promise<
     | { size: number; etag: string; arrayBuffer(): Promise<ArrayBuffer> }
@@ -210,6 +216,21 @@ export interface OpenOptions extends UrlOptions {
    * Workers (workerd) have no workers: blocks are always decoded inline there.
    */
   decodeWorkers?: number;
+  /**
+   * Keep what is read across page loads (docs/js-api.md, "Keeping blocks
+   * across page loads"): compressed blocks, segment footers, the footer and
+   * the mask, keyed by URL (or R2 key), ETag and byte range, in the Cache API
+   * (`caches.default` in Workers), else IndexedDB, else (Node) the process's
+   * memory. A re-open then costs one revalidating request per object.
+   * `true` = `{bytes: 268435456}` (256 MiB, least recently used evicted
+   * first). Only for a URL, `Atlas.fromUrl` or `Atlas.fromR2`; default off.
+   */
+  persist?: boolean | PersistOptions;
+}
+
+export interface PersistOptions {
+  /** The most bytes kept, across every collection of the page (default 256 MiB). */
+  bytes?: number;
 }
 
 export class Atlas {
@@ -255,6 +276,11 @@ export class Atlas {
    * batch however many datasets there are.
    */
   iterate(array: string, options?: IterateOptions): AsyncIterableIterator<IteratedArray>;
+  /**
+   * Resolves when every range `persist` keeps has been written to its store
+   * (at once without `persist`). In a Worker, give it to `ctx.waitUntil`.
+   */
+  flush(): Promise<void>;
   /** Frees the collection's memory now; later calls throw. */
   close(): void;
 }

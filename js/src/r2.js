@@ -55,9 +55,32 @@ export function r2Source(bucket, key, options = {}) {
 
   const outside = ({ offset, length }, size) => fail(`bytes ${offset}..${offset + length} are outside it (${size} bytes)`, "OutOfBounds");
 
+  /**
+   * The tail, unless the object still has `known.etag` (a copy `persist`
+   * keeps): then one conditional get answers its metadata only, the copy is
+   * pinned as if read, and this answers `undefined`.
+   */
+  async function revalidateTail(length, signal, known) {
+    const object = await limit(async () => {
+      try {
+        return await bucket.get(key, { range: { suffix: length }, onlyIf: { etagDoesNotMatch: known.etag } });
+      } catch (error) {
+        throw fail(`get failed: ${error?.message ?? error}`);
+      }
+    });
+    if (object === null) throw fail("not in the bucket", "NotFound");
+    // A body: another version (or a condition not honoured); read as if never seen.
+    if (typeof object.arrayBuffer === "function" || object.size !== known.size) return get({ suffix: length });
+    pinned.etag ??= known.etag;
+    pinned.size ??= known.size;
+    return undefined;
+  }
+
   return {
     describe: () => name,
     readTail: (length) => get({ suffix: length }),
+    // What `persist` (persist.js) keys and revalidates kept copies by.
+    persistable: { key: `r2:${key}`, etag: () => pinned.etag, revalidateTail },
     read: async (offset, length) => {
       if (pinned.size !== undefined && offset + length > pinned.size) throw outside({ offset, length }, pinned.size);
       if (length === 0) return new Uint8Array(0);

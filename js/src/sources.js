@@ -58,9 +58,16 @@ export function toSource(source, role) {
     );
   }
   const describe = () => (typeof source.describe === "function" ? String(source.describe()) : `the ${role} source`);
+  // Reads a call's plan announced (offset -> its progress reporter), counted in as they land.
+  const awaited = new Map();
   // The core holds every answer to its length too; saying so here names the source.
   const read = async (offset, length, signal) => {
     const bytes = asBytes(await source.read(offset, length, signal), describe);
+    const reporter = awaited.get(offset);
+    if (reporter && bytes.length === length) {
+      awaited.delete(offset);
+      reporter.arrived(length);
+    }
     if (bytes.length !== length) {
       const size = await sizeOf(source);
       if (size !== undefined && offset + length > size) {
@@ -86,7 +93,50 @@ export function toSource(source, role) {
       return { size, bytes: await read(start, size - start, signal) };
     };
   }
-  return { describe, read, readTail };
+  return { describe, read, readTail, awaited, flush: source.flush };
+}
+
+/**
+ * The reporter behind `onProgress` for one read. The core tells it, before
+ * the first request, the ranges its plan will ask `data` for
+ * (`planned([offset, length, ...])`, src/wasm/task.rs); each counts in as it
+ * arrives. `total` never changes after the first report, `loaded` reaches it
+ * when the read succeeds, and nothing is reported after `finish()`.
+ */
+export function progressReporter(onProgress, data) {
+  if (!onProgress) return undefined;
+  let loaded = 0;
+  let total;
+  let done = false;
+  const mine = [];
+  const report = () => {
+    try {
+      onProgress({ loaded, total });
+    } catch {
+      // A callback that throws does not fail the read.
+    }
+  };
+  return {
+    planned(ranges) {
+      if (done || total !== undefined) return; // one plan per read
+      total = 0;
+      for (let i = 0; i < ranges.length; i += 2) {
+        total += ranges[i + 1];
+        data.awaited.set(ranges[i], this);
+        mine.push(ranges[i]);
+      }
+      report();
+    },
+    arrived(length) {
+      if (done) return;
+      loaded += length;
+      report();
+    },
+    finish() {
+      done = true;
+      for (const offset of mine) if (data.awaited.get(offset) === this) data.awaited.delete(offset);
+    },
+  };
 }
 
 /** The size a user's source declares, if it declares a valid one. */

@@ -12,7 +12,7 @@ import { startServer } from "./server.mjs";
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const PACKAGE = dirname(createRequire(import.meta.url).resolve("atlas-wasm/package.json"));
 
-/** `{site, browser, page, close}`: the page loaded and its package imported. */
+/** `{site, root, browser, page, close}`: the page loaded and its package imported; `root` is the directory served. */
 export async function openPage(extra = "") {
   const root = mkdtempSync(join(tmpdir(), "atlas-page-"));
   writeFileSync(
@@ -41,5 +41,5 @@ export async function openPage(extra = "") {
     await site.close();
     rmSync(root, { recursive: true, force: true });
   };
-  return { site, browser, page, close };
+  return { site, root, browser, page, close };
 }

@@ -1,7 +1,7 @@
 /**
  * A small static file server that honours HTTP Range, for tests and for
  * serving the dashboard: single ranges (`a-b`, `a-`, `-n`), 206/416 with the
- * right Content-Range, strong ETags and If-Match (412), HEAD, CORS with
+ * right Content-Range, strong ETags, If-Match (412) and If-None-Match (304), HEAD, CORS with
  * Expose-Headers, and preflights.
  *
  * Hostile behaviour is chosen per request by a path prefix, so a browser can
@@ -67,7 +67,7 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
   const server = createServer(async (req, res) => {
     state.active++;
     state.maxActive = Math.max(state.maxActive, state.active);
-    const entry = { method: req.method, url: req.url, range: req.headers.range, ifMatch: req.headers["if-match"], status: 0, bytes: 0 };
+    const entry = { method: req.method, url: req.url, range: req.headers.range, ifMatch: req.headers["if-match"], ifNoneMatch: req.headers["if-none-match"], status: 0, bytes: 0 };
     state.log.push(entry);
     res.on("close", () => state.active--);
     try {
@@ -89,7 +89,7 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
     if (req.method === "OPTIONS") {
       res.writeHead(204, corsExposed({
         "Access-Control-Allow-Methods": "GET, HEAD, OPTIONS",
-        "Access-Control-Allow-Headers": "Range, If-Match, Authorization",
+        "Access-Control-Allow-Headers": "Range, If-Match, If-None-Match, Authorization",
         "Access-Control-Max-Age": "600",
       }));
       return res.end();
@@ -123,6 +123,10 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
     const headers = cors({ "Content-Type": TYPES[extname(file)] ?? "application/octet-stream", ETag: etag, "Accept-Ranges": "bytes" });
     const ifMatch = req.headers["if-match"];
     if (ifMatch && ifMatch !== "*" && !ifMatch.split(/\s*,\s*/).includes(etag)) return answer(412, headers);
+    // If-None-Match compares weakly and goes before Range (RFC 9110, 13.2.2).
+    const weak = (tag) => tag.replace(/^W\//, "");
+    const ifNoneMatch = req.headers["if-none-match"];
+    if (ifNoneMatch && ifNoneMatch.split(/\s*,\s*/).some((t) => t === "*" || weak(t) === weak(etag))) return answer(304, headers);
 
     let start = 0;
     let end = size - 1;

@@ -48,6 +48,12 @@ pub struct ReadOptions {
     /// last variables) that fit open without another request; a larger probe
     /// trades bytes for round trips (docs/read-path.md, "The first read").
     pub tail_probe_bytes: u64,
+    /// Told, on the task of each block read, the ranges of `data.atlas` the
+    /// read is about to request (blocks not cached, not already loading, not
+    /// inside bytes held), before the first is sent; a host reports a read's
+    /// progress against their total. Called once per read, even with none.
+    #[allow(clippy::type_complexity)]
+    pub planned: Option<Arc<dyn Fn(&[std::ops::Range<u64>]) + Send + Sync>>,
 }
 
 impl std::fmt::Debug for ReadOptions {
@@ -59,6 +65,7 @@ impl std::fmt::Debug for ReadOptions {
             .field("memory_budget", &self.memory_budget)
             .field("decoder", &self.decoder.as_ref().map(|_| "custom"))
             .field("tail_probe_bytes", &self.tail_probe_bytes)
+            .field("planned", &self.planned.as_ref().map(|_| "hook"))
             .finish()
     }
 }
@@ -76,6 +83,7 @@ impl Default for ReadOptions {
             coalesce_bytes: 4 << 20,
             decoder: None,
             tail_probe_bytes: TAIL_PROBE_SIZE,
+            planned: None,
             memory_budget: if cfg!(target_arch = "wasm32") {
                 64 << 20
             } else {

@@ -1,6 +1,7 @@
 //! An opened segment: its footer, decoded once, and block loading through the cache.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::Arc;
 
 use futures_util::future::{FutureExt, Shared};
@@ -154,6 +155,7 @@ impl Segment {
     ) -> impl Stream<Item = Result<(u32, Block)>> + 'static {
         let mut waits: HashMap<u32, SharedBlock> = HashMap::with_capacity(wants.len());
         let mut ready: HashMap<u32, Block> = HashMap::new();
+        let mut planned: Vec<Range<u64>> = Vec::new();
         {
             let mut loading = inner.loading.lock().unwrap_or_else(|p| p.into_inner());
             let mut missing: Vec<(&BlockMeta, u64)> = Vec::new();
@@ -191,6 +193,10 @@ impl Segment {
             let metas: Vec<&BlockMeta> = missing.iter().map(|(b, _)| *b).collect();
             let mut wanted = missing.iter().map(|(_, w)| *w);
             for group in coalesce(&metas, inner.options.coalesce_bytes) {
+                let (start, end) = span(&group);
+                if !self.in_probe(start) {
+                    planned.push(self.offset + start..self.offset + end);
+                }
                 let fetch = self.fetch_group(inner, &group).shared();
                 for (position, block) in group.iter().enumerate() {
                     let (id, want) = (block.id.0, wanted.next().unwrap_or(0));
@@ -199,6 +205,9 @@ impl Segment {
                     waits.insert(id, shared);
                 }
             }
+        }
+        if let Some(tell) = &inner.options.planned {
+            tell(&planned);
         }
         let concurrency = inner.options.max_concurrency.max(1);
         let each: Vec<SourceFuture<'static, (u32, Block)>> = wants
@@ -316,10 +325,7 @@ impl Segment {
         inner: &Arc<Inner>,
         group: &[&BlockMeta],
     ) -> SourceFuture<'static, GroupBytes> {
-        let start = group[0].file_offset;
-        let end = group
-            .last()
-            .map_or(start, |b| b.file_offset + b.compressed_size);
+        let (start, end) = span(group);
         let slices: Vec<(usize, usize)> = group
             .iter()
             .map(|b| {
@@ -333,6 +339,7 @@ impl Segment {
         let data = inner.data.clone(); // the source, not `inner`: see `load_blocks`
         Box::pin(async move {
             if let Some((probe_start, bytes)) = &this.probe {
+                // `in_probe` (which plans no request for it) says the same.
                 if start >= *probe_start {
                     let from = (start - probe_start) as usize;
                     // Serve the group from the probe's bytes, in place.
@@ -346,6 +353,22 @@ impl Segment {
             Ok((Arc::new(bytes), slices))
         })
     }
+}
+
+impl Segment {
+    /// Whether the bytes from `start` (in the segment) to its end came with the open.
+    fn in_probe(&self, start: u64) -> bool {
+        self.probe.as_ref().is_some_and(|(from, _)| start >= *from)
+    }
+}
+
+/// Where a group of adjacent blocks starts and ends in the segment.
+fn span(group: &[&BlockMeta]) -> (u64, u64) {
+    let start = group[0].file_offset;
+    let end = group
+        .last()
+        .map_or(start, |b| b.file_offset + b.compressed_size);
+    (start, end)
 }
 
 type SharedBlock = Shared<SourceFuture<'static, Block>>;

@@ -9,13 +9,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use js_sys::{Function, Promise};
+use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 use super::convert::{self, object};
 use super::error::{closed, to_js};
 use super::source::{JsByteSource, JsSource};
-use super::task::{self, Call};
+use super::task::{self, Call, Reporter};
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::read::{AcrossRequest, Atlas, DatasetView, ReadOptions};
@@ -80,6 +80,7 @@ fn read_options(options: &JsValue) -> Result<ReadOptions> {
         }
         out.decoder = super::decoder::from_options(options);
     }
+    out.planned = Some(Arc::new(task::planned));
     Ok(out)
 }
 
@@ -250,7 +251,7 @@ impl AtlasHandle {
         shape: Option<Vec<f64>>,
         skip: bool,
         abort: Option<Promise>,
-        on_progress: Option<Function>,
+        on_progress: Option<Reporter>,
     ) -> std::result::Result<Promise, JsValue> {
         let atlas = self.atlas()?;
         Ok(spawn(async move {
@@ -383,7 +384,7 @@ impl DatasetHandle {
         start: Option<Vec<f64>>,
         shape: Option<Vec<f64>>,
         abort: Option<Promise>,
-        on_progress: Option<Function>,
+        on_progress: Option<Reporter>,
     ) -> std::result::Result<Promise, JsValue> {
         let view = self.view()?;
         Ok(spawn(async move {

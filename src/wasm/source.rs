@@ -23,7 +23,6 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, AbortSignal};
 
 use super::error::from_js;
-use super::task;
 use crate::error::{Error, Result};
 use crate::source::{ByteSource, SourceFuture, Tail};
 
@@ -68,27 +67,17 @@ impl JsByteSource {
         Self { js, name }
     }
 
-    /// Calls into JavaScript and awaits the promise, with an abort guard and
-    /// progress accounting for `bytes` bytes.
+    /// Calls into JavaScript and awaits the promise, with an abort guard.
     async fn call(
         &self,
-        bytes: u64,
         start: impl FnOnce(Option<AbortSignal>) -> std::result::Result<Promise, JsValue>,
     ) -> Result<JsValue> {
-        let progress = task::current();
         let guard = AbortOnDrop(AbortController::new().ok());
         let promise =
             start(guard.0.as_ref().map(|c| c.signal())).map_err(|e| from_js(&e, &self.name))?;
-        if let Some(p) = &progress {
-            p.started(bytes);
-        }
         let answer = JsFuture::from(promise).await;
         guard.disarm();
-        let answer = answer.map_err(|e| from_js(&e, &self.name))?;
-        if let Some(p) = &progress {
-            p.finished(bytes);
-        }
-        Ok(answer)
+        answer.map_err(|e| from_js(&e, &self.name))
     }
 
     fn bytes(&self, value: JsValue, asked: u64, offset: u64) -> Result<Vec<u8>> {
@@ -117,9 +106,7 @@ impl ByteSource for JsByteSource {
                 return Ok(Vec::new());
             }
             let answer = self
-                .call(length, |signal| {
-                    self.js.read(range.start as f64, length as f64, signal)
-                })
+                .call(|signal| self.js.read(range.start as f64, length as f64, signal))
                 .await?;
             self.bytes(answer, length, range.start)
         })
@@ -129,7 +116,7 @@ impl ByteSource for JsByteSource {
         Box::pin(async move {
             let len = len.min(MAX_SAFE);
             let answer = self
-                .call(len, |signal| self.js.read_tail(len as f64, signal))
+                .call(|signal| self.js.read_tail(len as f64, signal))
                 .await?;
             let size = Reflect::get(&answer, &"size".into())
                 .ok()

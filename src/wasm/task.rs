@@ -1,16 +1,18 @@
-//! What one call carries besides its future: an abort promise and a progress callback.
+//! What one call carries besides its future: an abort promise and a progress reporter.
 //!
 //! Abort drops the core's future, so nothing more is asked of the sources on
 //! the call's behalf; a source read that only this call awaited is aborted
-//! too (see `source.rs`). Progress needs no hook in the core: while a call's
-//! future is being polled, its progress is "current", and a source read
-//! started during that poll reports to it. The module is single-threaded
-//! (wasm32), so "current" is a thread-local.
+//! too (see `source.rs`). Progress needs one hook in the core
+//! (`ReadOptions::planned`): while a call's future is being polled, its
+//! reporter is "current", and the read plan made during that poll hands it
+//! the ranges it will request. The facade (`js/src/sources.js`) counts them
+//! in as they arrive. The module is single-threaded (wasm32), so "current"
+//! is a thread-local.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
+use std::ops::Range;
 use std::pin::Pin;
-use std::rc::Rc;
 use std::task::{Context, Poll};
 
 use futures_util::future::{select, Either};
@@ -19,62 +21,50 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::convert::object;
 use crate::error::{Error, Result};
 
+#[wasm_bindgen]
+extern "C" {
+    /// The facade's progress reporter for one call: told the planned ranges
+    /// as `[offset, length, offset, length, ...]`.
+    #[derive(Clone)]
+    pub type Reporter;
+
+    #[wasm_bindgen(method)]
+    fn planned(this: &Reporter, ranges: &[f64]);
+}
+
 thread_local! {
-    static CURRENT: RefCell<Option<Rc<Progress>>> = const { RefCell::new(None) };
+    static CURRENT: RefCell<Option<Reporter>> = const { RefCell::new(None) };
 }
 
-/// Bytes requested and received on behalf of one call.
-pub(crate) struct Progress {
-    callback: Function,
-    requested: Cell<f64>,
-    loaded: Cell<f64>,
-}
-
-impl Progress {
-    pub(crate) fn started(&self, bytes: u64) {
-        self.requested.set(self.requested.get() + bytes as f64);
-    }
-
-    /// Counts `bytes` in and tells the caller `{loaded, requested}`. A
-    /// callback that throws does not fail the read.
-    pub(crate) fn finished(&self, bytes: u64) {
-        self.loaded.set(self.loaded.get() + bytes as f64);
-        let report = object(&[
-            ("loaded", self.loaded.get().into()),
-            ("requested", self.requested.get().into()),
-        ]);
-        let _ = self.callback.call1(&JsValue::NULL, &report);
-    }
-}
-
-/// The progress of the call being polled now, if it asked for one.
-pub(crate) fn current() -> Option<Rc<Progress>> {
-    CURRENT.with(|c| c.borrow().clone())
+/// `ReadOptions::planned` for every handle: tells the reporter of the call
+/// being polled, if it has one, what its read plan will request.
+pub(crate) fn planned(ranges: &[Range<u64>]) {
+    CURRENT.with(|c| {
+        if let Some(reporter) = c.borrow().as_ref() {
+            let flat: Vec<f64> = ranges
+                .iter()
+                .flat_map(|r| [r.start as f64, (r.end - r.start) as f64])
+                .collect();
+            reporter.planned(&flat);
+        }
+    });
 }
 
 /// One boxed future type for every call, so the code below exists once.
 pub(crate) type Call = Pin<Box<dyn Future<Output = Result<JsValue>>>>;
 
 /// Runs `future` to its end, or to the settling of `abort` (then
-/// [`Error::Aborted`]), reporting source reads to `on_progress`.
+/// [`Error::Aborted`]), telling `reporter` what its read plans.
 pub(crate) async fn run(
     future: Call,
     abort: Option<Promise>,
-    on_progress: Option<Function>,
+    reporter: Option<Reporter>,
 ) -> Result<JsValue> {
-    let progress = on_progress.map(|callback| {
-        Rc::new(Progress {
-            callback,
-            requested: Cell::new(0.0),
-            loaded: Cell::new(0.0),
-        })
-    });
     let tracked = Tracked {
         inner: future,
-        progress,
+        reporter,
     };
     match abort {
         None => tracked.await,
@@ -85,17 +75,18 @@ pub(crate) async fn run(
     }
 }
 
-/// A future that makes its progress current while it is polled.
+/// A future that makes its reporter current while it is polled.
 struct Tracked {
     inner: Call,
-    progress: Option<Rc<Progress>>,
+    reporter: Option<Reporter>,
 }
 
 impl Future for Tracked {
     type Output = Result<JsValue>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let previous = CURRENT.with(|c| c.replace(self.progress.clone()));
+        let mine = self.reporter.clone();
+        let previous = CURRENT.with(|c| c.replace(mine));
         let polled = self.inner.as_mut().poll(cx);
         CURRENT.with(|c| *c.borrow_mut() = previous);
         polled

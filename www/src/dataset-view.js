@@ -33,7 +33,7 @@ function isDownwards(name, attrs) {
 export class DatasetView {
   /**
    * @param {HTMLElement} root
-   * @param {{progress: (p: {loaded: number, requested: number, label: string} | null) => void,
+   * @param {{progress: (p: {loaded: number, total: number, label: string} | null) => void,
    *          onState: (patch: object) => void, onProblem: (error: unknown) => void}} hooks
    */
   constructor(root, hooks) {
@@ -174,12 +174,12 @@ export class DatasetView {
   }
 
   #read(array, start, shape, signal) {
-    this.hooks.progress({ loaded: 0, requested: 0, label: `reading ${array.name}` });
+    this.hooks.progress({ loaded: 0, total: 0, label: `reading ${array.name}` });
     return this.ds.read(array.name, {
       start,
       shape,
       signal,
-      onProgress: ({ loaded, requested }) => this.hooks.progress({ loaded, requested, label: `reading ${array.name}` }),
+      onProgress: ({ loaded, total }) => this.hooks.progress({ loaded, total, label: `reading ${array.name}` }),
     });
   }
 

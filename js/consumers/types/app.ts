@@ -15,6 +15,7 @@ import {
   type DType,
   type Layout,
   type OpenOptions,
+  type PersistOptions,
   type Progress,
   type R2BucketLike,
   type ReadAcrossOptions,
@@ -39,7 +40,7 @@ export async function everything(bucket: R2BucketLike, bytes: Uint8Array, blob: 
   const controller = new AbortController();
   const progress = (p: Progress): void => {
     expectType<number>()(p.loaded);
-    expectType<number>()(p.requested);
+    expectType<number>()(p.total);
   };
 
   // Sources.
@@ -78,8 +79,15 @@ export async function everything(bucket: R2BucketLike, bytes: Uint8Array, blob: 
     maxMemory: 64 << 20,
     tailProbeBytes: 512 << 10,
     decodeWorkers: 0,
+    persist: true,
   };
   const byUrl: Atlas = await Atlas.open("https://example.org/c/", options);
+  const capped: PersistOptions = { bytes: 64 << 20 };
+  const kept: Atlas = await Atlas.open({ data: fromR2, mask: fromR2 }, { persist: capped });
+  const flushed: Promise<void> = kept.flush();
+  void flushed;
+  // @ts-expect-error persist is true, false or {bytes}
+  void Atlas.open("https://example.org/c/", { persist: 5 });
   const byUrlObject: Atlas = await Atlas.open(new URL("https://example.org/c/"));
   const bySources: Atlas = await Atlas.open({ data: own, mask: null });
   const withMask: Atlas = await Atlas.open({ data: fromBytes, mask: fromBlob }, { decodeWorkers: 2 });
