@@ -35,6 +35,7 @@
 
 mod msgpack;
 mod numpy;
+pub mod parquet;
 mod pointer;
 mod store;
 mod tar;
