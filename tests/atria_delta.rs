@@ -70,6 +70,26 @@ fn a_json_only_log_replays_to_the_files_delta_rs_reads() {
     }
 }
 
+#[test]
+fn without_last_checkpoint_the_log_is_replayed_from_version_0() {
+    let Some(dir) = corpus() else { return };
+    let want = truth(dir, "train");
+    let root = delta_config(dir);
+    // A store that cannot list and has lost `_last_checkpoint`.
+    let store =
+        move |path: &str| -> atlas_wasm::Result<std::sync::Arc<dyn atlas_wasm::ByteSource>> {
+            if path.ends_with("_last_checkpoint") {
+                return Err(atlas_wasm::Error::NotFound(path.into()));
+            }
+            Ok(std::sync::Arc::new(atlas_wasm::source::FileSource::open(
+                root.join(path),
+            )?))
+        };
+    let table = block_on(DeltaTable::open(&store, "delta/train")).unwrap();
+    assert_eq!(table.version(), want["version"].as_u64().unwrap());
+    assert_eq!(serde_json::json!(log_paths(&table)), want["files"]);
+}
+
 /// A table of hand-written commits, `delta/train/_delta_log/{i:020}.json`.
 fn hand_written(name: &str, commits: &[&str]) -> PathBuf {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("atria-delta-{name}"));
