@@ -33,8 +33,12 @@
 //! # Ok(()) }
 //! ```
 
+mod cache;
+mod delta;
+mod json;
 mod msgpack;
 mod numpy;
+pub mod parquet;
 mod pointer;
 mod store;
 mod tar;
@@ -42,6 +46,8 @@ mod tar_header;
 mod tar_index;
 mod value;
 
+pub use cache::{AtriaCache, Backend, Column, RowCursor, Split};
+pub use delta::{DeltaFile, DeltaRows, DeltaTable, Field};
 pub use msgpack::{MsgpackShard, MsgpackSplit, SplitRows};
 pub use pointer::{Check, Defect, MemberRef, Pointer};
 #[cfg(not(target_arch = "wasm32"))]
