@@ -94,7 +94,7 @@ fn assert_same(value: &Value, want: &Json, at: &str) {
 fn every_value_equals_what_pyarrow_reads() {
     let Some(dir) = parquet_dir() else { return };
     let files = expected(&dir);
-    assert!(files.len() >= 17, "{} files", files.len());
+    assert!(files.len() >= 20, "{} files", files.len());
     for (name, want) in &files {
         if name.starts_with("unsupported") {
             continue;
@@ -264,13 +264,30 @@ fn requests_are_one_for_the_footer_and_one_per_row_group() {
     assert_eq!(n, 1000);
     assert_eq!(log.requests(), 10);
 
-    // A footer longer than the probe: a second read, of exactly the rest.
     assert!(block_on(file.read_row_group(10, None)).unwrap_err().code() == "OutOfBounds");
     assert_eq!(
         block_on(file.read_row_group(0, Some(&["nope"])))
             .unwrap_err()
             .code(),
         "InvalidArgument"
+    );
+}
+
+#[test]
+fn a_footer_longer_than_the_probe_takes_a_second_read() {
+    let Some(dir) = parquet_dir() else { return };
+    let path = dir.join("wide.parquet");
+    let bytes = std::fs::read(&path).unwrap();
+    let n = bytes.len() as u64;
+    let meta_len = u32::from_le_bytes(bytes[bytes.len() - 8..bytes.len() - 4].try_into().unwrap());
+    assert!(meta_len > 64 * 1024, "the footer is {meta_len} bytes");
+    let (file, log) = open_counted(&path);
+    assert_eq!(file.columns().len(), 200);
+    // The 64 KiB probe, then exactly the metadata.
+    let meta_start = n - 8 - meta_len as u64;
+    assert_eq!(
+        log.entries(),
+        [(n - 64 * 1024, 64 * 1024), (meta_start, meta_len as u64)]
     );
 }
 

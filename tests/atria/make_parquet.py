@@ -132,6 +132,12 @@ def many_groups_table():
     })
 
 
+def wide_table():
+    """200 columns in 10 row groups: a footer longer than the reader's
+    64 KiB probe."""
+    return pa.table({f"column_{c:03d}_with_a_long_name": pa.array([r * 1000 + c for r in range(20)], pa.int64()) for c in range(200)})
+
+
 def storage_type(t):
     """The type with temporal types replaced by their integer storage."""
     if pa.types.is_timestamp(t) or pa.types.is_time64(t) or pa.types.is_duration(t) or pa.types.is_date64(t):
@@ -242,6 +248,10 @@ def main():
     for codec in ["none", "snappy", "gzip", "zstd", "lz4"]:
         files[f"types_{codec}"] = (typed, dict(compression=codec, row_group_size=GROUP))
     files["types_plain"] = (typed, dict(use_dictionary=False, row_group_size=GROUP, data_page_size=256))
+    # Format 1.0: PLAIN_DICTIONARY pages (and the types 1.0 has).
+    files["types_format1"] = (typed.drop_columns(["ts_ns"]), dict(version="1.0", row_group_size=GROUP))
+    # Dictionaries that outgrow their page: a chunk falls back to PLAIN pages.
+    files["dict_fallback"] = (typed, dict(dictionary_pagesize_limit=100, data_page_size=128, row_group_size=GROUP))
     files["types_v2"] = (typed, dict(data_page_version="2.0", compression="zstd", row_group_size=GROUP))
     delta_encodings = dict(
         use_dictionary=False,
@@ -270,6 +280,7 @@ def main():
     nested = nested_table()
     files["nested"] = (nested, dict(row_group_size=GROUP))
     files["nested_plain_v2"] = (nested, dict(row_group_size=GROUP, use_dictionary=False, data_page_version="2.0", compression="gzip", data_page_size=200))
+    files["wide"] = (wide_table(), dict(row_group_size=2))
     files["hf"] = (hf_table(), dict(row_group_size=25))
     files["many_groups"] = (many_groups_table(), dict(row_group_size=100, compression="snappy"))
     expected = {}

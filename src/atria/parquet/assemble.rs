@@ -193,3 +193,139 @@ impl<'a> Assembler<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::atria::parquet::meta::{Physical, SchemaElement};
+    use crate::atria::parquet::schema::Schema;
+
+    fn element(name: &str, repetition: Repetition, children: i64) -> SchemaElement {
+        SchemaElement {
+            name: name.into(),
+            physical: (children == 0).then_some(Physical::Int32),
+            type_length: 0,
+            repetition,
+            num_children: children,
+            converted: None,
+            scale: 0,
+            precision: 0,
+            logical: None,
+        }
+    }
+
+    fn list(name: &str, repetition: Repetition) -> SchemaElement {
+        SchemaElement {
+            converted: Some(3),
+            ..element(name, repetition, 1)
+        }
+    }
+
+    /// `n` rows of a schema with one leaf column.
+    fn rows(schema: &Schema, data: LeafData, n: usize) -> Result<Vec<Value>> {
+        let mut assembler = Assembler::new(&schema.leaves, vec![data]);
+        let fields: Vec<&Node> = schema.root.children.iter().collect();
+        let rows = (0..n)
+            .map(|_| assembler.field(fields[0]))
+            .collect::<Result<Vec<_>>>()?;
+        assembler.finish(&fields)?;
+        Ok(rows)
+    }
+
+    fn ints(values: &[i64]) -> Vec<Value> {
+        values.iter().map(|&v| Value::Int(v)).collect()
+    }
+
+    /// [1, 2], [], null in a legacy two-level list (`repeated int32 element`
+    /// right under the LIST group).
+    #[test]
+    fn two_level_lists_assemble() {
+        let schema = Schema::build(&[
+            element("root", Repetition::Required, 1),
+            list("my_list", Repetition::Optional),
+            element("element", Repetition::Repeated, 0),
+        ])
+        .unwrap();
+        assert_eq!(schema.root.children[0].type_name(), "list<int32>");
+        let data = || LeafData {
+            def: vec![2, 2, 1, 0],
+            rep: vec![0, 1, 0, 0],
+            values: ints(&[1, 2]),
+            entries: 4,
+        };
+        assert_eq!(
+            rows(&schema, data(), 3).unwrap(),
+            vec![Value::List(ints(&[1, 2])), Value::List(vec![]), Value::Nil]
+        );
+        // One row too many, one too few, a value where the list is null, a
+        // row that starts with a continuation: each a typed error.
+        assert_eq!(rows(&schema, data(), 4).unwrap_err().code(), "Corrupt");
+        assert_eq!(rows(&schema, data(), 2).unwrap_err().code(), "Corrupt");
+        let mut bad = data();
+        bad.values.pop();
+        assert_eq!(rows(&schema, bad, 3).unwrap_err().code(), "Corrupt");
+        let mut bad = data();
+        bad.rep[2] = 1;
+        assert_eq!(rows(&schema, bad, 2).unwrap_err().code(), "Corrupt");
+    }
+
+    /// A list of `repeated group array { x }`: the repeated group is the
+    /// element (a struct), and a bare repeated field is a list.
+    #[test]
+    fn legacy_element_groups_and_bare_repeated_fields_are_lists() {
+        let schema = Schema::build(&[
+            element("root", Repetition::Required, 1),
+            list("points", Repetition::Required),
+            element("array", Repetition::Repeated, 1),
+            element("x", Repetition::Required, 0),
+        ])
+        .unwrap();
+        assert_eq!(
+            schema.root.children[0].type_name(),
+            "list<struct<x: int32>>"
+        );
+        let data = LeafData {
+            def: vec![1, 1, 0],
+            rep: vec![0, 1, 0],
+            values: ints(&[7, 8]),
+            entries: 3,
+        };
+        let point = |x| Value::Map(vec![(Value::Str("x".into()), Value::Int(x))]);
+        assert_eq!(
+            rows(&schema, data, 2).unwrap(),
+            vec![Value::List(vec![point(7), point(8)]), Value::List(vec![])]
+        );
+
+        let bare = Schema::build(&[
+            element("root", Repetition::Required, 1),
+            element("nums", Repetition::Repeated, 0),
+        ])
+        .unwrap();
+        assert_eq!(bare.root.children[0].type_name(), "list<int32>");
+        let data = LeafData {
+            def: vec![1, 0, 1],
+            rep: vec![0, 0, 0],
+            values: ints(&[3, 4]),
+            entries: 3,
+        };
+        assert_eq!(
+            rows(&bare, data, 3).unwrap(),
+            vec![
+                Value::List(ints(&[3])),
+                Value::List(vec![]),
+                Value::List(ints(&[4]))
+            ]
+        );
+    }
+
+    #[test]
+    fn deep_schemas_are_refused() {
+        let mut elements = vec![element("root", Repetition::Required, 1)];
+        for i in 0..100 {
+            elements.push(element(&format!("g{i}"), Repetition::Optional, 1));
+        }
+        elements.push(element("leaf", Repetition::Optional, 0));
+        let error = Schema::build(&elements).err().unwrap();
+        assert_eq!(error.code(), "Corrupt");
+    }
+}

@@ -113,6 +113,9 @@ pub(crate) fn rle_hybrid(data: &[u8], width: u32, count: usize) -> Result<Vec<u3
     Ok(out)
 }
 
+/// The largest DELTA_BINARY_PACKED block accepted.
+const MAX_DELTA_BLOCK: u64 = 1 << 16;
+
 /// A DELTA_BINARY_PACKED run of exactly `count` values; returns them and
 /// the bytes it took.
 pub(crate) fn delta_binary_packed(data: &[u8], count: usize) -> Result<(Vec<i64>, usize)> {
@@ -121,8 +124,11 @@ pub(crate) fn delta_binary_packed(data: &[u8], count: usize) -> Result<(Vec<i64>
     let minis = uleb(data, &mut pos)?;
     let total = uleb(data, &mut pos)?;
     let first = zigzag(data, &mut pos)?;
+    // Writers use blocks of 128 (arrow-rs, parquet-cpp) or a few times that;
+    // the bound keeps every size below from overflowing.
     if block == 0
         || block % 128 != 0
+        || block > MAX_DELTA_BLOCK
         || minis == 0
         || block % minis != 0
         || (block / minis) % 32 != 0

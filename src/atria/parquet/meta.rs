@@ -325,6 +325,14 @@ pub(crate) fn page_header(bytes: &[u8], budget: &mut Budget) -> Result<(PageHead
             let h = t
                 .field(5)
                 .ok_or_else(|| corrupt("a data page without its header".into()))?;
+            // Levels in the deprecated BIT_PACKED encoding (4) are not read.
+            for (id, levels) in [(3, "definition"), (4, "repetition")] {
+                if h.int(id) == Some(4) {
+                    return Err(unsupported(format!(
+                        "{levels} levels in the deprecated BIT_PACKED encoding"
+                    )));
+                }
+            }
             PageKind::DataV1 {
                 num_values: size(h.int(1), "a page's num_values")?,
                 encoding: h.int(2).unwrap_or(0),
