@@ -10,58 +10,10 @@ mod corpus;
 use std::path::Path;
 
 use atlas_wasm::atria::{DirStore, MsgpackShard, MsgpackSplit, Value};
-use atlas_wasm::ArrayData;
-use corpus::{block_on, config, corpus, expected, CountingStore};
+use corpus::{block_on, canonical, config, corpus, expected, CountingStore};
 use serde_json::{json, Value as Json};
 
 const SPLITS: [&str; 2] = ["train", "test"];
-
-/// A record as the JSON make_corpus.py writes for it: bytes as
-/// `{"$bin": hex}`, numpy values as `{"$nd": {dtype, shape, data}}`.
-fn canonical(value: &Value) -> Json {
-    match value {
-        Value::Nil => Json::Null,
-        Value::Bool(b) => json!(b),
-        Value::Int(i) => json!(i),
-        Value::UInt(u) => json!(u),
-        Value::Float(f) => json!(f),
-        Value::Str(s) => json!(s),
-        Value::Bin(b) => json!({ "$bin": hex(b) }),
-        Value::List(items) => Json::Array(items.iter().map(canonical).collect()),
-        Value::Map(entries) => Json::Object(
-            entries
-                .iter()
-                .map(|(k, v)| match k {
-                    Value::Str(k) => (k.clone(), canonical(v)),
-                    other => panic!("a map key that is not a string: {other:?}"),
-                })
-                .collect(),
-        ),
-        Value::Ext(tag, _) => panic!("an ext value ({tag}) in the corpus"),
-        Value::Array(a) => {
-            let data = match &a.data {
-                ArrayData::Bool(v) => json!(v),
-                ArrayData::Int8(v) => json!(v),
-                ArrayData::Int16(v) => json!(v),
-                ArrayData::Int32(v) => json!(v),
-                ArrayData::Int64(v) => json!(v),
-                ArrayData::UInt8(v) => json!(v),
-                ArrayData::UInt16(v) => json!(v),
-                ArrayData::UInt32(v) => json!(v),
-                ArrayData::UInt64(v) => json!(v),
-                ArrayData::Float32(v) => json!(v.iter().map(|&x| x as f64).collect::<Vec<_>>()),
-                ArrayData::Float64(v) => json!(v),
-                ArrayData::String(v) => json!(v),
-                other => panic!("an array kind the corpus does not write: {other:?}"),
-            };
-            json!({ "$nd": { "dtype": a.dtype.name(), "shape": a.shape, "data": data } })
-        }
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 fn shards(dir: &Path, split: &str) -> Vec<(String, Json)> {
     let all = expected(dir);

@@ -33,6 +33,9 @@
 //! # Ok(()) }
 //! ```
 
+mod cache;
+mod delta;
+mod json;
 mod msgpack;
 mod numpy;
 mod pointer;
@@ -42,6 +45,8 @@ mod tar_header;
 mod tar_index;
 mod value;
 
+pub use cache::{AtriaCache, Backend, Column, RowCursor, Split};
+pub use delta::{DeltaFile, DeltaRows, DeltaTable, Field};
 pub use msgpack::{MsgpackShard, MsgpackSplit, SplitRows};
 pub use pointer::{Check, Defect, MemberRef, Pointer};
 #[cfg(not(target_arch = "wasm32"))]

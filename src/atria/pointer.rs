@@ -91,6 +91,9 @@ pub enum Defect {
     },
     /// The shard the pointer names does not exist.
     NoShard,
+    /// A `data/` path without its split directory (Atria's writer drops it
+    /// for some copies): the file is under `data/{split}/`.
+    SplitMissing,
 }
 
 impl fmt::Display for Defect {
@@ -108,6 +111,7 @@ impl fmt::Display for Defect {
                 write!(f, "it reaches member '{name}' of {size} bytes")
             }
             Defect::NoShard => write!(f, "the shard does not exist"),
+            Defect::SplitMissing => write!(f, "the path lacks the split directory"),
         }
     }
 }

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use crate::error::Result;
-use crate::source::{ByteSource, MaybeSendSync};
+use crate::source::{ByteSource, MaybeSendSync, SourceFuture};
 
 /// Opens the objects of one cache by their path relative to the cache's
 /// directory (`shards/train/000000-000000.tar`). A missing object is
@@ -11,6 +11,15 @@ use crate::source::{ByteSource, MaybeSendSync};
 pub trait Store: MaybeSendSync {
     /// The source for `path`.
     fn open(&self, path: &str) -> Result<Arc<dyn ByteSource>>;
+
+    /// The names of the entries (objects and directories) directly under
+    /// `dir` (`""` is the cache's own directory), sorted; `None` when this
+    /// store cannot list, and readers then probe for the names they expect.
+    /// A directory that does not exist lists as empty.
+    fn list<'a>(&'a self, dir: &'a str) -> SourceFuture<'a, Option<Vec<String>>> {
+        let _ = dir;
+        Box::pin(async { Ok(None) })
+    }
 }
 
 impl<F> Store for F
@@ -25,6 +34,10 @@ where
 impl<S: Store + ?Sized> Store for Arc<S> {
     fn open(&self, path: &str) -> Result<Arc<dyn ByteSource>> {
         (**self).open(path)
+    }
+
+    fn list<'a>(&'a self, dir: &'a str) -> SourceFuture<'a, Option<Vec<String>>> {
+        (**self).list(dir)
     }
 }
 
@@ -51,8 +64,8 @@ mod dir {
     use std::sync::Arc;
 
     use super::{check_relative, Store};
-    use crate::error::Result;
-    use crate::source::{ByteSource, FileSource};
+    use crate::error::{Error, Result};
+    use crate::source::{ByteSource, FileSource, SourceFuture};
 
     /// A cache in a local directory.
     #[derive(Debug, Clone)]
@@ -71,6 +84,29 @@ mod dir {
         fn open(&self, path: &str) -> Result<Arc<dyn ByteSource>> {
             check_relative(path)?;
             Ok(Arc::new(FileSource::open(self.root.join(path))?))
+        }
+
+        fn list<'a>(&'a self, dir: &'a str) -> SourceFuture<'a, Option<Vec<String>>> {
+            Box::pin(async move {
+                if !dir.is_empty() {
+                    check_relative(dir)?;
+                }
+                let entries = match std::fs::read_dir(self.root.join(dir)) {
+                    Ok(entries) => entries,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(vec![])),
+                    Err(e) => return Err(Error::Io(format!("listing {dir}: {e}"))),
+                };
+                let mut names = Vec::new();
+                for entry in entries {
+                    let entry = entry.map_err(|e| Error::Io(format!("listing {dir}: {e}")))?;
+                    // A name that is not UTF-8 cannot be a path in a table.
+                    if let Ok(name) = entry.file_name().into_string() {
+                        names.push(name);
+                    }
+                }
+                names.sort();
+                Ok(Some(names))
+            })
         }
     }
 }

@@ -1,6 +1,7 @@
 """Writes a small Atria-style cache with the real writers, for tests/atria_*.rs.
 
-Layout under OUT (one config, "docs"):
+Layout under OUT (two configs: "docs", the MSGPACK layout beside the bare
+TAR shards and a JSON pointer table; "docs_delta", the DELTALAKE layout):
 
   docs/shards/{split}/{worker:06d}-{shard:06d}.tar   webdataset.ShardWriter, PAX
   docs/pointers/{split}.json                         the pointer table (one row per
@@ -8,9 +9,12 @@ Layout under OUT (one config, "docs"):
                                                      records it) with the truth
   docs/msgpack/{split}/{worker:06d}-{shard:06d}.msgpack  datadings FileWriter,
                                                      with its sidecars
+  docs_delta/delta/{split}/                          the Delta Lake table (deltalake)
+  docs_delta/shards/{split}/...tar                   its TAR shards (as above)
+  docs_delta/data/{split}/...pdf                     its copied PDFs
   expected.json                                      what a reader must return
 
-The pointer table stands in for Atria's Delta Lake table (not written yet).
+In docs, a JSON pointer table stands in for the Delta table, with the truth.
 Atria's writer records `shards/...tar?offset=O&length=L` for each member; at a
 shard rotation it records wrong pointers. `AtriaPointerWriter` reproduces the
 three defects issue 12 names, one per rotation in turn:
@@ -32,7 +36,9 @@ import tarfile
 
 import datadings.writer
 import numpy as np
+import pyarrow as pa
 import webdataset as wds
+from deltalake import DeltaTable, write_deltalake
 
 CONFIG = "docs"
 SPLITS = {"train": 22, "test": 9}  # samples per worker
@@ -254,6 +260,166 @@ def write_msgpack_layout(root, rng):
     return expected
 
 
+DELTA_CONFIG = "docs_delta"
+# Small enough that the train table (> 100 commits) has checkpoints, the
+# last one followed by JSON commits; the test table stays under it.
+CHECKPOINT_INTERVAL = 40
+DELTA_SCHEMA = pa.schema(
+    [
+        ("__key__", pa.string()),
+        ("index", pa.int64()),
+        ("label", pa.int32()),
+        ("score", pa.float64()),
+        ("confidence", pa.float32()),
+        ("caption", pa.string()),
+        ("is_scanned", pa.bool_()),
+        ("note", pa.string()),
+        ("bbox", pa.list_(pa.float64())),
+        ("shape", pa.list_(pa.int64())),
+        ("image__file_path", pa.string()),
+        ("image__content", pa.binary()),
+        ("ocr__file_path", pa.string()),
+        ("ocr__content", pa.binary()),
+        ("document__file_path", pa.string()),
+        ("document__content", pa.binary()),
+    ]
+)
+
+
+def delta_sample(rng, key, i):
+    """A sample's TAR fields (named as the table's content fields) and its PDF."""
+    image = bytes(rng.getrandbits(8) for _ in range(rng.randrange(1, 3000)))
+    ocr = json.dumps({"key": key, "words": ["é", "x" * (i % 5)]}, ensure_ascii=False).encode()
+    pdf = b"%PDF-1.4\n" + bytes(rng.getrandbits(8) for _ in range(rng.randrange(100, 900)))
+    return {"image": image, "ocr": ocr}, pdf if i % 3 == 0 else None
+
+
+def delta_row(rng, split, key, i, pointers, pdf_path):
+    """One metadata row as Atria's DELTALAKE writer lays it out: scalars,
+    numpy values (arrays as lists, numpy scalars as plain columns), and
+    `{field}__file_path` / `{field}__content` per binary field."""
+    bbox = np.array([0.5 * i, 1.25, -2.0, 1e10])[: i % 5]  # empty for i % 5 == 0
+    row = {
+        "__key__": key,
+        "index": i,
+        "label": np.int32(i % 4),
+        "score": i / 8,
+        "confidence": np.float32(0.5 + i),
+        "caption": f"échantillon {i} — {split}",
+        "is_scanned": bool(np.bool_(i % 3 == 0)),
+        "note": None if i % 2 else f"note {i}",
+        "bbox": bbox.tolist(),
+        "shape": list(np.zeros((i % 3, 2)).shape),
+        "image__file_path": pointers["image"],
+        "image__content": None,
+        "ocr__file_path": pointers["ocr"],
+        "ocr__content": None,
+        "document__file_path": pdf_path,
+        "document__content": None,
+    }
+    if i % 6 == 1:
+        # Some content inline, as Atria keeps small fields.
+        row["ocr__file_path"] = None
+        row["ocr__content"] = json.dumps({"inline": i}).encode()
+    row["label"] = int(row["label"])
+    row["confidence"] = float(row["confidence"])
+    return row
+
+
+def write_delta_split(root, split, rng, rotations):
+    count = SPLITS[split]
+    table = os.path.join(root, "delta", split)
+    rows, truth = [], {}
+    for worker in range(WORKERS):
+        writer = AtriaPointerWriter(root, split, worker, rotations)
+        pdfs = {}
+        for i in range(count):
+            key = sample_key(split, worker, i)
+            fields, pdf = delta_sample(rng, key, i)
+            writer.write(key, fields)
+            if pdf is not None:
+                name = f"{worker:02d}-{i:04d}-{'é' if i % 2 else 'd'}.pdf"
+                os.makedirs(os.path.join(root, "data", split), exist_ok=True)
+                with open(os.path.join(root, "data", split, name), "wb") as f:
+                    f.write(pdf)
+                # Atria's writer drops the split directory for some copies.
+                written = f"data/{name}" if i % 2 else f"data/{split}/{name}"
+                pdfs[key] = (written, f"data/{split}/{name}", pdf)
+        writer.close()
+        pointers = {}
+        for p in writer.rows():
+            pointers.setdefault(p["key"], {})[p["field"]] = p
+        for i in range(count):
+            key = sample_key(split, worker, i)
+            pdf = pdfs.get(key)
+            rows.append(delta_row(rng, split, key, worker * 1000 + i,
+                                  {f: p["pointer"] for f, p in pointers[key].items()},
+                                  pdf[0] if pdf else None))
+            truth[key] = {f: {"pointer": p["pointer"], "defect": p["defect"], "expected": p["expected"]}
+                          for f, p in pointers[key].items()}
+            if pdf:
+                truth[key]["document"] = {"pointer": pdf[0], "defect": None if pdf[0] == pdf[1] else "split-missing",
+                                          "expected": {"shard": pdf[1], "name": pdf[1].rsplit("/", 1)[1],
+                                                       "offset": 0, "size": len(pdf[2]), "sha256": sha256(pdf[2])}}
+    # Drafts: rows written, then deleted, so the log has removes (and, where a
+    # draft shares a file with a real row, a rewrite: remove + add).
+    # Train gets two drafts per row (> 100 commits, so checkpoints); test one
+    # per third row (fewer commits than the checkpoint interval: JSON only).
+    order, drafts = [], 0
+    for n, row in enumerate(rows):
+        order.append(row)
+        for _ in range(2 if split == "train" else int(n % 3 == 0)):
+            order.append(dict(rows[0], __key__=f"draft-{split}-{drafts}", index=-1 - drafts))
+            drafts += 1
+    batches, at = [], 0
+    while at < len(order):
+        size = 3 if len(batches) % 10 == 9 else 1
+        batches.append(order[at:at + size])
+        at += size
+    for n, batch in enumerate(batches):
+        write_deltalake(
+            table,
+            pa.Table.from_pylist(batch, schema=DELTA_SCHEMA),
+            mode="append",
+            partition_by=["label"] if split == "train" else None,
+            configuration={"delta.checkpointInterval": str(CHECKPOINT_INTERVAL)} if n == 0 else None,
+        )
+    dt = DeltaTable(table)
+    dt.delete("__key__ LIKE 'draft-%'")
+    dt.delete("index = 2")  # a real row, gone
+    truth.pop(next(r["__key__"] for r in rows if r["index"] == 2))
+    for n in range(2):  # JSON commits after the last checkpoint
+        later = dict(rows[1], __key__=f"late-{split}-{n}", index=5000 + n,
+                     image__file_path=None, ocr__file_path=None, document__file_path=None)
+        write_deltalake(table, pa.Table.from_pylist([later], schema=DELTA_SCHEMA), mode="append")
+    dt = DeltaTable(table)
+    log = os.path.join(table, "_delta_log")
+    last = None
+    if os.path.exists(os.path.join(log, "_last_checkpoint")):
+        with open(os.path.join(log, "_last_checkpoint")) as f:
+            last = json.load(f)["version"]
+    oracle = sorted(dt.to_pyarrow_table().to_pylist(), key=lambda r: r["__key__"])
+    return {
+        "version": dt.version(),
+        "checkpoint": last,
+        "commits": len(batches) + 4,
+        "files": sorted(a["path"] for a in pa.table(dt.get_add_actions(flatten=True)).to_pylist()),
+        "columns": [[f.name, str(f.type)] for f in DELTA_SCHEMA],
+        "rows": [canonical(r) for r in oracle],
+        "content": truth,
+    }
+
+
+def write_delta_layout(root, rotations):
+    rng = random.Random(13)
+    out = {split: write_delta_split(root, split, rng, rotations) for split in SPLITS}
+    train = out["train"]
+    assert train["version"] > 100 and train["checkpoint"] is not None, train["version"]
+    assert train["checkpoint"] < train["version"]
+    assert out["test"]["checkpoint"] is None
+    return out
+
+
 def main():
     out = sys.argv[1]
     root = os.path.join(out, CONFIG)
@@ -262,6 +428,8 @@ def main():
         "config": CONFIG,
         "tar": write_tar_layout(root, rng),
         "msgpack": write_msgpack_layout(root, rng),
+        "delta_config": DELTA_CONFIG,
+        "delta": write_delta_layout(os.path.join(out, DELTA_CONFIG), counter()),
     }
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump(expected, f, ensure_ascii=False, indent=1)

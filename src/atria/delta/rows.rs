@@ -1,0 +1,167 @@
+//! A Delta table's rows: data file by data file, row group by row group.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::error::{Error, Result};
+
+use super::super::store::Store;
+use super::super::value::Value;
+use super::data::DataFile;
+use super::schema::partition_value;
+use super::DeltaTable;
+
+/// The rows of a table, addressed by a global index (the files in log
+/// order). Opened files and the last row group read are kept, so reading
+/// rows in order reads each row group once.
+pub struct DeltaRows {
+    table: DeltaTable,
+    store: Arc<dyn Store>,
+    /// Each file's first row, and the total last.
+    starts: Vec<u64>,
+    opened: Mutex<HashMap<usize, Arc<OpenFile>>>,
+    last_group: Mutex<Option<LastGroup>>,
+}
+
+/// The last row group read: (file, group) and its rows.
+type LastGroup = ((usize, usize), Arc<Vec<Value>>);
+
+struct OpenFile {
+    file: DataFile,
+    /// Each row group's first row, and the file's total last.
+    group_starts: Vec<u64>,
+}
+
+impl DeltaRows {
+    /// The rows of `table`. Files whose `add` gives no row count have their
+    /// footers read now; the others are not read until a row needs them.
+    pub async fn new(table: DeltaTable, store: Arc<dyn Store>) -> Result<DeltaRows> {
+        let rows = DeltaRows {
+            table,
+            store,
+            starts: Vec::new(),
+            opened: Mutex::new(HashMap::new()),
+            last_group: Mutex::new(None),
+        };
+        let mut starts = vec![0u64];
+        for (i, f) in rows.table.files().iter().enumerate() {
+            let count = match f.num_records {
+                Some(n) => n,
+                None => *rows
+                    .open_file(i)
+                    .await?
+                    .group_starts
+                    .last()
+                    .expect("a total"),
+            };
+            let next = starts
+                .last()
+                .expect("a start")
+                .checked_add(count)
+                .ok_or_else(|| {
+                    Error::Corrupt(format!("{}: the row counts overflow", rows.table.dir()))
+                })?;
+            starts.push(next);
+        }
+        Ok(DeltaRows { starts, ..rows })
+    }
+
+    /// The table.
+    pub fn table(&self) -> &DeltaTable {
+        &self.table
+    }
+
+    /// Rows in all live files.
+    pub fn num_rows(&self) -> u64 {
+        *self.starts.last().expect("a total")
+    }
+
+    /// Row `index` as a map in schema order (partition values included).
+    pub async fn row(&self, index: u64) -> Result<Value> {
+        if index >= self.num_rows() {
+            return Err(Error::OutOfBounds(format!(
+                "row {index} of {}, which has {}",
+                self.table.dir(),
+                self.num_rows()
+            )));
+        }
+        let f = self.starts.partition_point(|&s| s <= index) - 1;
+        let local = index - self.starts[f];
+        let open = self.open_file(f).await?;
+        let file_rows = *open.group_starts.last().expect("a total");
+        if local >= file_rows {
+            return Err(Error::Corrupt(format!(
+                "{}: the log says {} rows, the file has {file_rows}",
+                self.table.files()[f].path,
+                self.starts[f + 1] - self.starts[f]
+            )));
+        }
+        let g = open.group_starts.partition_point(|&s| s <= local) - 1;
+        let group = self.group(f, g, &open).await?;
+        let at = (local - open.group_starts[g]) as usize;
+        let row = group.get(at).ok_or_else(|| {
+            Error::Corrupt(format!(
+                "{}: row group {g} has {} rows, its footer says more",
+                self.table.files()[f].path,
+                group.len()
+            ))
+        })?;
+        Ok(self.assemble(row, f))
+    }
+
+    async fn group(&self, f: usize, g: usize, open: &OpenFile) -> Result<Arc<Vec<Value>>> {
+        if let Some((at, rows)) = lock(&self.last_group).as_ref() {
+            if *at == (f, g) {
+                return Ok(rows.clone());
+            }
+        }
+        let rows = Arc::new(open.file.read_row_group(g, None).await?);
+        *lock(&self.last_group) = Some(((f, g), rows.clone()));
+        Ok(rows)
+    }
+
+    async fn open_file(&self, f: usize) -> Result<Arc<OpenFile>> {
+        if let Some(open) = lock(&self.opened).get(&f) {
+            return Ok(open.clone());
+        }
+        let source = self.store.open(&self.table.files()[f].path)?;
+        let file = DataFile::open(source).await?;
+        let mut group_starts = vec![0u64];
+        for n in file.row_group_rows() {
+            group_starts.push(group_starts.last().expect("a start").saturating_add(n));
+        }
+        let open = Arc::new(OpenFile { file, group_starts });
+        lock(&self.opened).insert(f, open.clone());
+        Ok(open)
+    }
+
+    /// The schema's columns in order: from the file's row, or the file's
+    /// partition values, or null where the file predates the column.
+    fn assemble(&self, row: &Value, f: usize) -> Value {
+        let file = &self.table.files()[f];
+        let entries = self
+            .table
+            .fields()
+            .iter()
+            .map(|field| {
+                let value = if self.table.partition_columns().contains(&field.name) {
+                    let text = file
+                        .partition_values
+                        .iter()
+                        .find(|(k, _)| *k == field.name)
+                        .and_then(|(_, v)| v.as_deref());
+                    partition_value(text, &field.data_type)
+                } else {
+                    row.get(&field.name).cloned().unwrap_or(Value::Nil)
+                };
+                (Value::Str(field.name.clone()), value)
+            })
+            .collect();
+        Value::Map(entries)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Only whole values are ever stored: a poisoned lock is still sound.
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}

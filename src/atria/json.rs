@@ -1,0 +1,308 @@
+//! JSON into [`Value`]s, for Delta Lake's log (one action per line) and its
+//! `schemaString`s.
+//!
+//! Small and strict (RFC 8259): the log is written by someone else, so every
+//! item is charged to a [`Budget`] before it is kept and nesting is bounded,
+//! as in the msgpack decoder. Numbers become `Int` when they are integers
+//! that fit `i64`, `UInt` above that, else `Float`.
+
+use crate::error::{Error, Result};
+use crate::format::budget::Budget;
+
+use super::value::Value;
+
+/// Nesting deeper than this is refused: Delta's actions nest a few levels,
+/// a schema a few more per nested struct.
+const MAX_DEPTH: usize = 128;
+
+/// Parses exactly one JSON value filling `text` (whitespace around it allowed).
+pub(crate) fn parse(text: &str, budget: &mut Budget, what: &str) -> Result<Value> {
+    let mut p = Parser {
+        bytes: text.as_bytes(),
+        at: 0,
+        budget,
+        what,
+    };
+    p.space();
+    let value = p.value(0)?;
+    p.space();
+    if p.at != p.bytes.len() {
+        return Err(p.fail("text after the value"));
+    }
+    Ok(value)
+}
+
+struct Parser<'a, 'b> {
+    bytes: &'a [u8],
+    at: usize,
+    budget: &'b mut Budget,
+    what: &'b str,
+}
+
+impl Parser<'_, '_> {
+    fn fail(&self, why: &str) -> Error {
+        Error::Corrupt(format!(
+            "{} is not JSON: {why} at byte {}",
+            self.what, self.at
+        ))
+    }
+
+    fn space(&mut self) {
+        while matches!(self.bytes.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, literal: &[u8]) -> bool {
+        if self.bytes[self.at..].starts_with(literal) {
+            self.at += literal.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value> {
+        if depth > MAX_DEPTH {
+            return Err(self.fail(&format!("nesting deeper than {MAX_DEPTH}")));
+        }
+        self.budget
+            .charge_items(1, std::mem::size_of::<Value>(), self.what)?;
+        match self.bytes.get(self.at) {
+            None => Err(self.fail("the end of the text where a value should be")),
+            Some(b'{') => self.object(depth),
+            Some(b'[') => self.array(depth),
+            Some(b'"') => Ok(Value::Str(self.string()?)),
+            Some(b'-' | b'0'..=b'9') => self.number(),
+            _ if self.eat(b"null") => Ok(Value::Nil),
+            _ if self.eat(b"true") => Ok(Value::Bool(true)),
+            _ if self.eat(b"false") => Ok(Value::Bool(false)),
+            _ => Err(self.fail("an unexpected character")),
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Result<Value> {
+        self.at += 1;
+        let mut entries = Vec::new();
+        self.space();
+        if self.eat(b"}") {
+            return Ok(Value::Map(entries));
+        }
+        loop {
+            self.space();
+            if self.bytes.get(self.at) != Some(&b'"') {
+                return Err(self.fail("a key that is not a string"));
+            }
+            let key = self.string()?;
+            self.space();
+            if !self.eat(b":") {
+                return Err(self.fail("no ':' after a key"));
+            }
+            self.space();
+            let value = self.value(depth + 1)?;
+            entries.push((Value::Str(key), value));
+            self.space();
+            if self.eat(b"}") {
+                return Ok(Value::Map(entries));
+            }
+            if !self.eat(b",") {
+                return Err(self.fail("no ',' or '}' after a member"));
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Result<Value> {
+        self.at += 1;
+        let mut items = Vec::new();
+        self.space();
+        if self.eat(b"]") {
+            return Ok(Value::List(items));
+        }
+        loop {
+            self.space();
+            items.push(self.value(depth + 1)?);
+            self.space();
+            if self.eat(b"]") {
+                return Ok(Value::List(items));
+            }
+            if !self.eat(b",") {
+                return Err(self.fail("no ',' or ']' after an item"));
+            }
+        }
+    }
+
+    fn number(&mut self) -> Result<Value> {
+        let start = self.at;
+        let digits = |p: &mut Self| {
+            let from = p.at;
+            while p.bytes.get(p.at).is_some_and(u8::is_ascii_digit) {
+                p.at += 1;
+            }
+            p.at - from
+        };
+        self.eat(b"-");
+        let int_digits = digits(self);
+        let leading_zero = self.bytes.get(self.at - int_digits) == Some(&b'0') && int_digits > 1;
+        if int_digits == 0 || leading_zero {
+            return Err(self.fail("a malformed number"));
+        }
+        let mut integral = true;
+        if self.eat(b".") {
+            integral = false;
+            if digits(self) == 0 {
+                return Err(self.fail("a malformed fraction"));
+            }
+        }
+        if matches!(self.bytes.get(self.at), Some(b'e' | b'E')) {
+            integral = false;
+            self.at += 1;
+            if matches!(self.bytes.get(self.at), Some(b'+' | b'-')) {
+                self.at += 1;
+            }
+            if digits(self) == 0 {
+                return Err(self.fail("a malformed exponent"));
+            }
+        }
+        let text = std::str::from_utf8(&self.bytes[start..self.at]).expect("ASCII");
+        if integral {
+            if let Ok(i) = text.parse::<i64>() {
+                return Ok(Value::Int(i));
+            }
+            if let Ok(u) = text.parse::<u64>() {
+                return Ok(Value::UInt(u));
+            }
+        }
+        text.parse::<f64>()
+            .map(Value::Float)
+            .map_err(|_| self.fail("a malformed number"))
+    }
+
+    fn string(&mut self) -> Result<String> {
+        self.at += 1;
+        let mut out = Vec::new();
+        loop {
+            let Some(&b) = self.bytes.get(self.at) else {
+                return Err(self.fail("an unterminated string"));
+            };
+            self.at += 1;
+            match b {
+                b'"' => break,
+                b'\\' => {
+                    let Some(&e) = self.bytes.get(self.at) else {
+                        return Err(self.fail("an unterminated escape"));
+                    };
+                    self.at += 1;
+                    let c = match e {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => self.unicode_escape()?,
+                        _ => return Err(self.fail("an unknown escape")),
+                    };
+                    let mut buf = [0; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+                0..=0x1f => return Err(self.fail("a control character in a string")),
+                _ => out.push(b),
+            }
+        }
+        self.budget.charge(out.len() as u64, self.what)?;
+        // The input is a &str, and escapes add whole characters: valid UTF-8.
+        Ok(String::from_utf8(out).expect("UTF-8 in, UTF-8 out"))
+    }
+
+    fn hex4(&mut self) -> Result<u32> {
+        let digits = self
+            .bytes
+            .get(self.at..self.at + 4)
+            .and_then(|d| std::str::from_utf8(d).ok())
+            .and_then(|d| u32::from_str_radix(d, 16).ok())
+            .ok_or_else(|| self.fail("a malformed \\u escape"))?;
+        self.at += 4;
+        Ok(digits)
+    }
+
+    fn unicode_escape(&mut self) -> Result<char> {
+        let high = self.hex4()?;
+        let code = if (0xd800..0xdc00).contains(&high) {
+            if !self.eat(b"\\u") {
+                return Err(self.fail("a lone high surrogate"));
+            }
+            let low = self.hex4()?;
+            if !(0xdc00..0xe000).contains(&low) {
+                return Err(self.fail("a high surrogate without its low half"));
+            }
+            0x10000 + ((high - 0xd800) << 10) + (low - 0xdc00)
+        } else {
+            high
+        };
+        char::from_u32(code).ok_or_else(|| self.fail("a lone low surrogate"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> Result<Value> {
+        parse(text, &mut Budget::new(1 << 20), "a test")
+    }
+
+    #[test]
+    fn values_parse() {
+        let v = json(
+            r#" {"a": [1, -2, 1.5e2, 18446744073709551615, null, true, false],
+                         "s": "é\u00e9\ud83d\ude00\n\"", "o": {}} "#,
+        )
+        .unwrap();
+        assert_eq!(
+            v.get("a"),
+            Some(&Value::List(vec![
+                Value::Int(1),
+                Value::Int(-2),
+                Value::Float(150.0),
+                Value::UInt(u64::MAX),
+                Value::Nil,
+                Value::Bool(true),
+                Value::Bool(false),
+            ]))
+        );
+        assert_eq!(v.get("s"), Some(&Value::Str("éé😀\n\"".into())));
+        assert_eq!(v.get("o"), Some(&Value::Map(vec![])));
+    }
+
+    #[test]
+    fn malformed_json_is_corrupt() {
+        for bad in [
+            "",
+            "{",
+            "{\"a\" 1}",
+            "[1,]",
+            "01",
+            "1.",
+            "1e",
+            "\"\\x\"",
+            "\"\\ud800\"",
+            "\"a",
+            "\"\u{1}\"",
+            "nul",
+            "{} {}",
+            "{1: 2}",
+            &"[".repeat(200),
+        ] {
+            assert_eq!(json(bad).unwrap_err().code(), "Corrupt", "{bad:?}");
+        }
+        let many = format!("[{}0]", "0,".repeat(100_000));
+        assert_eq!(
+            parse(&many, &mut Budget::new(1 << 20), "t")
+                .unwrap_err()
+                .code(),
+            "TooLarge"
+        );
+    }
+}

@@ -1,0 +1,254 @@
+//! Atria's DELTALAKE layout: the Delta log replayed as delta-rs replays it
+//! (tests/atria/make_corpus.py writes the tables with deltalake 1.6.6 and
+//! records what delta-rs reads back), protocols refused by name, forged logs
+//! as typed errors.
+
+#![cfg(feature = "atria")]
+
+#[path = "atria/corpus.rs"]
+mod corpus;
+
+use std::path::{Path, PathBuf};
+
+use atlas_wasm::atria::{AtriaCache, DeltaTable, DirStore};
+use corpus::{block_on, corpus, delta_config, expected, CountingStore};
+use serde_json::Value as Json;
+
+fn truth(dir: &Path, split: &str) -> Json {
+    expected(dir)["delta"][split].clone()
+}
+
+fn log_paths(table: &DeltaTable) -> Vec<String> {
+    let mut paths: Vec<String> = table.files().iter().map(|f| f.log_path.clone()).collect();
+    paths.sort();
+    paths
+}
+
+#[test]
+fn a_json_only_log_replays_to_the_files_delta_rs_reads() {
+    let Some(dir) = corpus() else { return };
+    let want = truth(dir, "test");
+    assert!(
+        want["checkpoint"].is_null(),
+        "the test table has no checkpoint"
+    );
+    for store in [
+        CountingStore::listing(delta_config(dir)),
+        CountingStore::new(delta_config(dir)),
+    ] {
+        let table = block_on(DeltaTable::open(&store, "delta/test")).unwrap();
+        assert_eq!(table.version(), want["version"].as_u64().unwrap());
+        assert_eq!(serde_json::json!(log_paths(&table)), want["files"]);
+        let names: Vec<&str> = table.fields().iter().map(|f| f.name.as_str()).collect();
+        let want_names: Vec<&str> = want["columns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c[0].as_str().unwrap())
+            .collect();
+        assert_eq!(names, want_names);
+        let types: Vec<&str> = table
+            .fields()
+            .iter()
+            .map(|f| f.data_type.as_str())
+            .collect();
+        assert_eq!(
+            &types[..5],
+            ["string", "long", "integer", "double", "float"]
+        );
+        assert!(types.contains(&"array<double>") && types.contains(&"binary"));
+        // Every row count comes from the log's statistics: no data file read.
+        assert!(table.files().iter().all(|f| f.num_records.is_some()));
+        assert!(
+            store
+                .paths_read()
+                .iter()
+                .all(|p| p.contains("/_delta_log/")),
+            "{:?}",
+            store.paths_read()
+        );
+    }
+}
+
+/// A table of hand-written commits, `delta/train/_delta_log/{i:020}.json`.
+fn hand_written(name: &str, commits: &[&str]) -> PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("atria-delta-{name}"));
+    let _ = std::fs::remove_dir_all(&root);
+    let log = root.join("delta/train/_delta_log");
+    std::fs::create_dir_all(&log).unwrap();
+    for (i, commit) in commits.iter().enumerate() {
+        std::fs::write(log.join(format!("{i:020}.json")), commit).unwrap();
+    }
+    root
+}
+
+const SCHEMA: &str = r#"{"metaData":{"id":"x","format":{"provider":"parquet","options":{}},"schemaString":"{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":\"long\",\"nullable\":true,\"metadata\":{}}]}","partitionColumns":[],"configuration":{}}}"#;
+
+fn protocol(features: &str) -> String {
+    format!(
+        r#"{{"protocol":{{"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":[{features}],"writerFeatures":[]}}}}"#
+    )
+}
+
+fn open(root: &Path) -> atlas_wasm::Result<DeltaTable> {
+    block_on(DeltaTable::open(&DirStore::new(root), "delta/train"))
+}
+
+#[test]
+fn reader_features_it_cannot_honour_are_refused_by_name() {
+    let honoured = hand_written(
+        "ntz",
+        &[&format!("{}\n{SCHEMA}\n", protocol(r#""timestampNtz""#))],
+    );
+    let table = open(&honoured).unwrap();
+    assert_eq!((table.version(), table.files().len()), (0, 0));
+    for (name, features) in [
+        ("dv", r#""deletionVectors""#),
+        ("v2", r#""timestampNtz","v2Checkpoint""#),
+        ("unknown", r#""somethingNew""#),
+    ] {
+        let root = hand_written(name, &[&format!("{}\n{SCHEMA}\n", protocol(features))]);
+        let err = open(&root).unwrap_err();
+        assert_eq!(err.code(), "UnsupportedProtocol", "{err}");
+        let feature = features.rsplit('"').nth(1).unwrap();
+        assert!(err.to_string().contains(feature), "{err}");
+        // The same refusal through the cache, when the split is opened.
+        let cache = block_on(AtriaCache::open(DirStore::new(&root))).unwrap();
+        assert_eq!(cache.backend(), "deltalake");
+        let err = block_on(cache.split("train")).unwrap_err();
+        assert_eq!(err.code(), "UnsupportedProtocol");
+    }
+    let v4 = r#"{"protocol":{"minReaderVersion":4,"minWriterVersion":7}}"#;
+    let err = open(&hand_written("v4", &[&format!("{v4}\n{SCHEMA}\n")])).unwrap_err();
+    assert_eq!(err.code(), "UnsupportedProtocol");
+    // A protocol raised in a later commit counts too.
+    let v1 = r#"{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}"#;
+    let later = hand_written(
+        "later",
+        &[
+            &format!("{v1}\n{SCHEMA}\n"),
+            &protocol(r#""deletionVectors""#),
+        ],
+    );
+    assert_eq!(open(&later).unwrap_err().code(), "UnsupportedProtocol");
+}
+
+#[test]
+fn adds_and_removes_replay_in_order() {
+    let v1 = r#"{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}"#;
+    let add = |p: &str, n: u64| {
+        format!(
+            r#"{{"add":{{"path":"{p}","partitionValues":{{}},"size":10,"modificationTime":0,"dataChange":true,"stats":"{{\"numRecords\":{n}}}"}}}}"#
+        )
+    };
+    let remove = |p: &str| format!(r#"{{"remove":{{"path":"{p}","dataChange":true}}}}"#);
+    let root = hand_written(
+        "replay",
+        &[
+            &format!(
+                "{v1}\n{SCHEMA}\n{}\n{}\n",
+                add("a.parquet", 1),
+                add("b%20c.parquet", 2)
+            ),
+            &format!("{}\n{}\n", remove("a.parquet"), add("d.parquet", 3)),
+            &format!("{}\r\n\r\n", add("a.parquet", 4)),
+        ],
+    );
+    let table = open(&root).unwrap();
+    assert_eq!(table.version(), 2);
+    let files: Vec<(&str, &str, Option<u64>)> = table
+        .files()
+        .iter()
+        .map(|f| (f.log_path.as_str(), f.path.as_str(), f.num_records))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("b%20c.parquet", "delta/train/b c.parquet", Some(2)),
+            ("d.parquet", "delta/train/d.parquet", Some(3)),
+            ("a.parquet", "delta/train/a.parquet", Some(4)),
+        ]
+    );
+}
+
+#[test]
+fn forged_logs_are_typed_errors() {
+    let v1 = r#"{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}"#;
+    let base = format!("{v1}\n{SCHEMA}\n");
+    let cases: Vec<(&str, Vec<String>, &str)> = vec![
+        (
+            "truncated",
+            vec![base[..base.len() - 20].to_string()],
+            "Corrupt",
+        ),
+        ("not-an-object", vec![format!("{base}[1, 2]\n")], "Corrupt"),
+        ("no-metadata", vec![format!("{v1}\n")], "Corrupt"),
+        ("no-protocol", vec![format!("{SCHEMA}\n")], "Corrupt"),
+        (
+            "bad-schema",
+            vec![format!(
+                "{v1}\n{}\n",
+                SCHEMA.replace(r#"\"struct\""#, r#"\"nope\""#)
+            )],
+            "Corrupt",
+        ),
+        (
+            "escaping-add",
+            vec![format!(
+                r#"{base}{{"add":{{"path":"..%2F..%2Fx","size":1,"partitionValues":{{}}}}}}"#
+            )],
+            "Corrupt",
+        ),
+        (
+            "absolute-add",
+            vec![format!(
+                r#"{base}{{"add":{{"path":"s3://b/x.parquet","size":1}}}}"#
+            )],
+            "UnsupportedProtocol",
+        ),
+        (
+            "sizeless-add",
+            vec![format!(r#"{base}{{"add":{{"path":"x.parquet"}}}}"#)],
+            "Corrupt",
+        ),
+        (
+            "deep",
+            vec![format!("{base}{}\n", "[".repeat(10_000))],
+            "Corrupt",
+        ),
+        ("empty", vec![], "NotFound"),
+    ];
+    for (name, commits, code) in cases {
+        let commits: Vec<&str> = commits.iter().map(String::as_str).collect();
+        let root = hand_written(name, &commits);
+        let err = open(&root).unwrap_err();
+        assert_eq!(err.code(), code, "{name}: {err}");
+        // Probing (a store that cannot list) reaches the same verdict.
+        let err = block_on(DeltaTable::open(
+            &CountingStore::new(root.clone()),
+            "delta/train",
+        ))
+        .unwrap_err();
+        assert_eq!(err.code(), code, "{name} probed: {err}");
+    }
+    // A gap in a listed log, and a _last_checkpoint that lies.
+    let gap = hand_written("gap", &[&base, "", ""]);
+    std::fs::remove_file(gap.join("delta/train/_delta_log/00000000000000000001.json")).unwrap();
+    assert_eq!(open(&gap).unwrap_err().code(), "Corrupt");
+    let log = |root: &Path| root.join("delta/train/_delta_log/_last_checkpoint");
+    let lying = hand_written("lying", &[&base]);
+    std::fs::write(log(&lying), r#"{"version":7,"size":3}"#).unwrap();
+    let err = block_on(DeltaTable::open(
+        &CountingStore::new(lying.clone()),
+        "delta/train",
+    ))
+    .unwrap_err();
+    assert_eq!(err.code(), "Corrupt", "{err}");
+    std::fs::write(log(&lying), r#"{"version":"#).unwrap();
+    let err = block_on(DeltaTable::open(
+        &CountingStore::new(lying.clone()),
+        "delta/train",
+    ))
+    .unwrap_err();
+    assert_eq!(err.code(), "Corrupt", "{err}");
+}
