@@ -119,6 +119,18 @@ export class AtriaCache {
   readonly backend: "deltalake" | "msgpack";
   readonly splits: string[];
   split(name: string, options?: AtriaCallOptions): Promise<AtriaSplit>;
+
+  /** The bytes of TAR member `member` (`{key}.{field}`) behind `pointer`: verified, else recovered by name, else `BadPointer`. */
+  content(pointer: string, member: string, options?: AtriaCallOptions): Promise<Uint8Array>;
+  /** What resolving `pointer` to `member` finds, never `BadPointer`. */
+  check(pointer: string, member: string, options?: AtriaCallOptions): Promise<AtriaCheck>;
+  /** A TAR shard's members grouped into WebDataset samples (key: the name up to its first dot). */
+  samples(shard: string, options?: AtriaCallOptions): Promise<AtriaSample[]>;
+}
+
+export interface AtriaSample {
+  key: string;
+  members: { name: string; offset: number; size: number }[];
 }
 
 export class AtriaSplit {

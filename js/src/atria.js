@@ -106,6 +106,29 @@ export class AtriaCache {
     return this.#handle.splits;
   }
 
+  /**
+   * The bytes of TAR member `member` (`{key}.{field}`) behind `pointer`
+   * (`shards/….tar?offset=O&length=L`), for pointers from elsewhere than a
+   * split's rows: verified with one read, else recovered by name; else
+   * `BadPointer`, saying what the pointer reaches.
+   */
+  async content(pointer, member, { signal } = {}) {
+    expect(typeof pointer === "string" && typeof member === "string", "content(pointer, member) takes two strings");
+    return cancellable(signal, (abort) => this.#handle.content(pointer, member, abort));
+  }
+
+  /** `{pointer, ok, defect, recovered, member}` for `pointer` and `member`, never `BadPointer`. */
+  async check(pointer, member, { signal } = {}) {
+    expect(typeof pointer === "string" && typeof member === "string", "check(pointer, member) takes two strings");
+    return cancellable(signal, (abort) => this.#handle.check(pointer, member, abort));
+  }
+
+  /** A TAR shard's members grouped into WebDataset samples: `[{key, members: [{name, offset, size}]}]`. */
+  async samples(shard, { signal } = {}) {
+    expect(typeof shard === "string", "samples(shard) takes the shard's relative path");
+    return cancellable(signal, (abort) => this.#handle.samples(shard, abort));
+  }
+
   /** Opens a split: its Delta log, or its msgpack shards' offsets. */
   async split(name, { signal } = {}) {
     expect(typeof name === "string", `expected a split name, got ${typeof name}`);
@@ -178,10 +201,14 @@ function storeOf(target, options) {
   };
 }
 
+/** The HTTP sources a URL store keeps, so that an object's ETag stays pinned. */
+const KEPT_SOURCES = 4096;
+
 /**
- * Paths resolved against the cache's URL, one HTTP source per path (kept,
- * so an object's ETag stays pinned from its first answer), all under one
- * cap on requests in flight. HTTP cannot list: the readers probe.
+ * Paths resolved against the cache's URL, one HTTP source per path (the
+ * last `KEPT_SOURCES` kept, so an object's ETag stays pinned from its first
+ * answer while memory stays bounded over a million `data/` files), all under
+ * one cap on requests in flight. HTTP cannot list: the readers probe.
  */
 function urlStore(target, options) {
   let base;
@@ -200,6 +227,7 @@ function urlStore(target, options) {
         const url = new URL(path.split("/").map(encodeURIComponent).join("/"), base);
         url.search = base.search; // a token in the query string serves every object
         source = toSource(httpSource(url, http), path);
+        if (sources.size >= KEPT_SOURCES) sources.delete(sources.keys().next().value);
         sources.set(path, source);
       }
       return source;

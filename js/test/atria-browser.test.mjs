@@ -7,12 +7,25 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
-import { CORPUS, expectedAtria, msgpackRecords } from "./atria-expect.mjs";
+import {
+  CORPUS,
+  assertFields,
+  assertPointers,
+  assertUnrecoverable,
+  deltaFields,
+  deltaRows,
+  expectedAtria,
+  msgpackRecords,
+  noParquet,
+  pointerRows,
+  unrecoverable,
+} from "./atria-expect.mjs";
 import { openPage } from "./page.mjs";
 import { startServer } from "./server.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const expected = expectedAtria();
+const NO_PARQUET = await noParquet(expected);
 let page;
 let corpus;
 let base;
@@ -76,5 +89,48 @@ describe("atlas-wasm/atria in headless Chromium", () => {
       };
     }, base);
     assert.deepEqual(errors, { missingSplit: "NotFound", pastTheEnd: "OutOfBounds", noCache: "NotFound", aborted: "Aborted" });
+  });
+
+  it("resolves every TAR pointer: verified, recovered byte for byte, or BadPointer", async () => {
+    for (const name of Object.keys(expected.tar)) {
+      const rows = pointerRows(expected, name);
+      const bad = unrecoverable(rows);
+      const results = await page.page.evaluate(async ({ base, rows }) => {
+        const cache = await window.atria.AtriaCache.open(base);
+        return window.canon.resolvePointers(cache, rows);
+      }, { base, rows: [...rows, bad] });
+      assertUnrecoverable(results.pop(), bad);
+      assertPointers(results, rows);
+    }
+  });
+
+  it("opens the Delta Lake cache", async () => {
+    const got = await page.page.evaluate(async (url) => {
+      const cache = await window.atria.AtriaCache.open(url);
+      const split = await cache.split("test");
+      return { backend: cache.backend, splits: cache.splits, numRows: split.numRows, columns: split.columns.map((c) => c.name) };
+    }, `${corpus.url}/${expected.delta_config}/`);
+    assert.deepEqual(got, {
+      backend: "deltalake",
+      splits: Object.keys(expected.delta),
+      numRows: deltaRows(expected, "test").length,
+      columns: expected.delta.test.columns.map(([n]) => n),
+    });
+  });
+
+  it("reads every Delta row and every content field", { skip: NO_PARQUET }, async () => {
+    const url = `${corpus.url}/${expected.delta_config}/`;
+    for (const name of Object.keys(expected.delta)) {
+      const rows = await page.page.evaluate(async ({ url, name }) => {
+        window.deltaSplit = await (await window.atria.AtriaCache.open(url)).split(name);
+        const rows = [];
+        for await (const row of window.deltaSplit.rows()) rows.push(window.canon.canonical(row));
+        return rows;
+      }, { url, name });
+      assert.deepEqual([...rows].sort((a, b) => (a.__key__ < b.__key__ ? -1 : 1)), deltaRows(expected, name));
+      const wanted = deltaFields(expected, name, rows);
+      const results = await page.page.evaluate((wanted) => window.canon.resolveFields(window.deltaSplit, wanted), wanted);
+      assertFields(results, wanted);
+    }
   });
 });

@@ -38,3 +38,40 @@ export function canonical(v) {
 export async function sha256(bytes) {
   return hex(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)));
 }
+
+/**
+ * What `cache.check` and `cache.content` answer for each pointer row of the
+ * corpus (`{pointer, expected: {name}}`): the check, and the content's
+ * SHA-256 and size, or its error's code and message.
+ */
+export async function resolvePointers(cache, rows) {
+  const out = [];
+  for (const row of rows) {
+    const check = await cache.check(row.pointer, row.expected.name);
+    try {
+      const bytes = await cache.content(row.pointer, row.expected.name);
+      out.push({ check, sha256: await sha256(bytes), size: bytes.length });
+    } catch (error) {
+      out.push({ check, error: { code: error.code, message: error.message } });
+    }
+  }
+  return out;
+}
+
+/**
+ * What `split.check` and `split.content` answer for each `{i, field}`, in
+ * the form of `resolvePointers`.
+ */
+export async function resolveFields(split, wanted) {
+  const out = [];
+  for (const { i, field } of wanted) {
+    const check = await split.check(i, field);
+    try {
+      const bytes = await split.content(i, field);
+      out.push({ check, sha256: await sha256(bytes), size: bytes.length });
+    } catch (error) {
+      out.push({ check, error: { code: error.code, message: error.message } });
+    }
+  }
+  return out;
+}

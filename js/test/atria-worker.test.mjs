@@ -11,22 +11,36 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { Miniflare } from "miniflare";
-import { configDir, expectedAtria, msgpackRecords } from "./atria-expect.mjs";
+import {
+  CORPUS,
+  assertFields,
+  assertPointers,
+  assertUnrecoverable,
+  configDir,
+  deltaFields,
+  deltaRows,
+  expectedAtria,
+  msgpackRecords,
+  noParquet,
+  pointerRows,
+  unrecoverable,
+} from "./atria-expect.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PACKAGE = dirname(createRequire(import.meta.url).resolve("atlas-wasm/package.json"));
 const expected = expectedAtria();
+const NO_PARQUET = await noParquet(expected);
 
 // The Worker: `/read?split=S` answers every row of S in canonical form and
 // the R2 calls it took; `/one?split=S&i=N` opens S, then reads row N alone
 // and says how many gets that read took.
 const WORKER = `
 import { AtriaCache, AtriaError } from "./atria-entry.js";
-import { canonical, hex } from "./atria-canonical.mjs";
+import { canonical, hex, resolveFields, resolvePointers } from "./atria-canonical.mjs";
 
 function counted(bucket, calls) {
   return {
-    get: (...args) => (calls.get++, bucket.get(...args)),
+    get: (...args) => (calls.get++, calls.keys.push(args[0]), bucket.get(...args)),
     list: (...args) => (calls.list++, bucket.list(...args)),
   };
 }
@@ -34,11 +48,24 @@ function counted(bucket, calls) {
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
-    const calls = { get: 0, list: 0 };
+    const calls = { get: 0, list: 0, keys: [] };
     try {
-      const cache = await AtriaCache.open(AtriaCache.fromR2(counted(env.CACHE, calls), "cache"));
-      const opened = { ...calls };
+      const prefix = url.searchParams.get("prefix") ?? "cache";
+      const cache = await AtriaCache.open(AtriaCache.fromR2(counted(env.CACHE, calls), prefix));
+      const opened = { ...calls, keys: [...calls.keys] };
+      if (url.pathname === "/pointers") {
+        const before = calls.get;
+        const results = await resolvePointers(cache, await request.json());
+        return Response.json({ results, gets: calls.get - before });
+      }
+      const before = { ...calls, keys: [...calls.keys] };
       const split = await cache.split(url.searchParams.get("split"));
+      if (url.pathname === "/open") {
+        return Response.json({ backend: cache.backend, splits: cache.splits, numRows: split.numRows, columns: split.columns, keys: calls.keys.slice(before.keys.length) });
+      }
+      if (url.pathname === "/fields") {
+        return Response.json({ results: await resolveFields(split, await request.json()) });
+      }
       if (url.pathname === "/read") {
         const rows = [];
         for await (const row of split.rows()) rows.push(canonical(row));
@@ -46,9 +73,9 @@ export default {
       }
       if (url.pathname === "/one") {
         const i = Number(url.searchParams.get("i"));
-        const before = calls.get;
+        const start = calls.get;
         const row = canonical(await split.row(i));
-        const gets = calls.get - before;
+        const gets = calls.get - start;
         const image = hex(await split.content(i, "image"));
         return Response.json({ row, gets, image });
       }
@@ -96,13 +123,16 @@ let mf;
 before(async () => {
   mf = new Miniflare({ ...modules(), compatibilityDate: "2026-04-01", cf: false, r2Buckets: ["CACHE"] });
   const bucket = await mf.getR2Bucket("CACHE");
-  const root = configDir(expected);
-  for (const file of files(root)) await bucket.put(`cache/${file}`, new Uint8Array(readFileSync(join(root, file))));
+  // The msgpack config under cache/, the Delta Lake one under delta/.
+  for (const [prefix, root] of [["cache", configDir(expected)], ["delta", join(CORPUS, expected.delta_config)]]) {
+    for (const file of files(root)) await bucket.put(`${prefix}/${file}`, new Uint8Array(readFileSync(join(root, file))));
+  }
 });
 after(() => mf?.dispose());
 
-async function call(path) {
-  const response = await mf.dispatchFetch(`http://worker${path}`);
+async function call(path, posted) {
+  const init = posted === undefined ? undefined : { method: "POST", body: JSON.stringify(posted) };
+  const response = await mf.dispatchFetch(`http://worker${path}`, init);
   const body = await response.json();
   assert.equal(response.status, 200, JSON.stringify(body));
   return body;
@@ -132,5 +162,49 @@ describe("atlas-wasm/atria in workerd over R2", () => {
 
   it("answers typed errors", async () => {
     assert.deepEqual(await call("/errors?split=train"), { missingSplit: "NotFound", pastTheEnd: "OutOfBounds", noCache: "NotFound" });
+  });
+
+  it("resolves every TAR pointer: verified, recovered byte for byte, or BadPointer", async () => {
+    for (const name of Object.keys(expected.tar)) {
+      const rows = pointerRows(expected, name);
+      const bad = unrecoverable(rows);
+      const { results } = await call("/pointers?split=train", [...rows, bad]);
+      assertUnrecoverable(results.pop(), bad);
+      assertPointers(results, rows);
+    }
+  });
+
+  it("verifies a right pointer with one get", async () => {
+    const row = pointerRows(expected, "test").find((r) => r.defect === null);
+    const { results, gets } = await call("/pointers?split=test", [row]);
+    assertPointers(results, [row]);
+    assert.equal(gets, 2, "check and content: one get each");
+  });
+
+  it("opens the Delta Lake cache by listing R2", async () => {
+    const got = await call("/open?prefix=delta&split=test");
+    assert.equal(got.backend, "deltalake");
+    assert.deepEqual(got.splits, Object.keys(expected.delta));
+    assert.equal(got.numRows, deltaRows(expected, "test").length);
+    assert.deepEqual(got.columns.map((c) => c.name), expected.delta.test.columns.map(([n]) => n));
+    assert.deepEqual(got.keys.filter((k) => !k.includes("/_delta_log/")), [], "no data file read to open");
+  });
+
+  it("opens a table with a checkpoint without reading any data file", { skip: NO_PARQUET }, async () => {
+    const name = Object.keys(expected.delta).find((s) => expected.delta[s].checkpoint !== null);
+    const got = await call(`/open?prefix=delta&split=${name}`);
+    assert.equal(got.numRows, deltaRows(expected, name).length);
+    assert.ok(got.keys.some((k) => k.endsWith(".checkpoint.parquet")), `${got.keys}`);
+    assert.deepEqual(got.keys.filter((k) => !k.includes("/_delta_log/")), []);
+  });
+
+  it("reads every Delta row and every content field", { skip: NO_PARQUET }, async () => {
+    for (const name of Object.keys(expected.delta)) {
+      const { rows } = await call(`/read?prefix=delta&split=${name}`);
+      assert.deepEqual([...rows].sort((a, b) => (a.__key__ < b.__key__ ? -1 : 1)), deltaRows(expected, name));
+      const wanted = deltaFields(expected, name, rows);
+      const { results } = await call(`/fields?prefix=delta&split=${name}`, wanted);
+      assertFields(results, wanted);
+    }
   });
 });

@@ -7,8 +7,20 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { AtriaCache, AtriaError } from "atlas-wasm/atria";
-import { canonical, hex } from "./atria-canonical.mjs";
-import { CORPUS, configDir, expectedAtria, msgpackRecords } from "./atria-expect.mjs";
+import { canonical, hex, resolveFields, resolvePointers } from "./atria-canonical.mjs";
+import {
+  CORPUS,
+  assertFields,
+  assertPointers,
+  assertUnrecoverable,
+  deltaFields,
+  deltaRows,
+  expectedAtria,
+  msgpackRecords,
+  noParquet,
+  pointerRows,
+  unrecoverable,
+} from "./atria-expect.mjs";
 import { startServer } from "./server.mjs";
 
 const expected = expectedAtria();
@@ -28,8 +40,8 @@ const gets = () => server.log.filter((e) => e.method === "GET").map((e) => decod
  * The config directory from disk as `{source, list}`; `asked` collects the
  * paths opened; while `hang.on`, reads never answer (their signals are kept).
  */
-function fileStore({ asked = [], hang = { on: false, signals: [] } } = {}) {
-  const root = configDir(expected);
+function fileStore({ asked = [], hang = { on: false, signals: [] }, config = expected.config } = {}) {
+  const root = join(CORPUS, config);
   return {
     source: (path) => {
       asked.push(path);
@@ -166,5 +178,111 @@ describe("a msgpack cache over HTTP", () => {
     await rejects(row, "Aborted");
     assert.equal(hang.signals.length, 1);
     assert.ok(hang.signals[0].aborted, "the source's read was aborted too");
+  });
+});
+
+describe("TAR pointers over HTTP", () => {
+  for (const name of Object.keys(expected.tar)) {
+    it(`split ${name}: every pointer verified or recovered, byte for byte`, async () => {
+      const rows = pointerRows(expected, name);
+      const cache = await AtriaCache.open(base);
+      assertPointers(await resolvePointers(cache, rows), rows);
+    });
+  }
+
+  it("a pointer that reaches another member and cannot be recovered is BadPointer, saying what it reaches", async () => {
+    const bad = unrecoverable(pointerRows(expected, "train"));
+    const cache = await AtriaCache.open(base);
+    const [result] = await resolvePointers(cache, [bad]);
+    assertUnrecoverable(result, bad);
+  });
+
+  it("a right pointer is verified with one request", async () => {
+    const rows = pointerRows(expected, "test").filter((r) => r.defect === null);
+    for (const row of [rows[0], rows[7], rows.at(-1)]) {
+      const cache = await AtriaCache.open(base);
+      server.reset();
+      const bytes = await cache.content(row.pointer, row.expected.name);
+      assert.equal(bytes.length, row.expected.size);
+      assert.deepEqual(gets(), [`/${expected.config}/${row.expected.shard}`], row.pointer);
+    }
+  });
+
+  it("lists a shard's members as WebDataset samples", async () => {
+    const cache = await AtriaCache.open(base);
+    for (const [name, split] of Object.entries(expected.tar)) {
+      for (const [shard, members] of Object.entries(split.shards)) {
+        const samples = await cache.samples(shard);
+        assert.deepEqual(samples.flatMap((s) => s.members), members, `${name} ${shard}`);
+        for (const sample of samples) {
+          for (const m of sample.members) assert.equal(m.name.slice(0, m.name.indexOf(".", sample.key.length)), sample.key);
+        }
+        assert.equal(new Set(samples.map((s) => s.key)).size, samples.length);
+      }
+    }
+  });
+});
+
+const NO_PARQUET = await noParquet(expected);
+
+describe("a Delta Lake cache over HTTP", () => {
+  const deltaBase = () => `${server.url}/${expected.delta_config}/`;
+  const splits = Object.keys(expected.delta);
+
+  it("opens: backend, splits, and a split without a checkpoint by its JSON commits", async () => {
+    const cache = await AtriaCache.open(deltaBase());
+    assert.equal(cache.backend, "deltalake");
+    assert.deepEqual(cache.splits, splits);
+    const name = splits.find((s) => expected.delta[s].checkpoint === null);
+    const split = await cache.split(name);
+    assert.equal(split.numRows, deltaRows(expected, name).length);
+    assert.deepEqual(
+      split.columns.map((c) => c.name),
+      expected.delta[name].columns.map(([n]) => n),
+    );
+    const types = Object.fromEntries(split.columns.map((c) => [c.name, c.type]));
+    assert.deepEqual([types.__key__, types.index, types.bbox, types.image__content], ["string", "long", "array<double>", "binary"]);
+  });
+
+  for (const name of splits) {
+    it(`split ${name}: every row, and every content field verified, recovered or found under data/`, { skip: NO_PARQUET }, async () => {
+      const split = await (await AtriaCache.open(deltaBase())).split(name);
+      const rows = [];
+      for await (const row of split.rows()) rows.push(canonical(row));
+      const want = deltaRows(expected, name);
+      assert.deepEqual([...rows].sort((a, b) => (a.__key__ < b.__key__ ? -1 : 1)), want);
+      const wanted = deltaFields(expected, name, rows);
+      const counted = assertFields(await resolveFields(split, wanted), wanted);
+      assert.ok(counted.inline > 0 && counted.pointed > 0, JSON.stringify(counted));
+    });
+  }
+
+  it("a table with a checkpoint opens without reading any data file", { skip: NO_PARQUET }, async () => {
+    const name = splits.find((s) => expected.delta[s].checkpoint !== null);
+    const cache = await AtriaCache.open(deltaBase());
+    server.reset();
+    const split = await cache.split(name);
+    assert.equal(split.numRows, deltaRows(expected, name).length);
+    const read = gets();
+    assert.ok(read.some((p) => p.endsWith(`.checkpoint.parquet`)), `the checkpoint was read: ${read}`);
+    assert.deepEqual(read.filter((p) => !p.includes("/_delta_log/")), [], "no data file");
+  });
+
+  it("a right pointer is one request once its row is read", { skip: NO_PARQUET }, async () => {
+    const name = splits[0];
+    const split = await (await AtriaCache.open(deltaBase())).split(name);
+    const truth = expected.delta[name].content;
+    let tried = 0;
+    for (let i = 0; i < split.numRows && tried < 3; i++) {
+      const row = await split.row(i);
+      const t = truth[row.__key__]?.image;
+      if (!t || t.defect !== null || row.image__file_path === null) continue;
+      server.reset();
+      const bytes = await split.content(i, "image");
+      assert.equal(bytes.length, t.expected.size);
+      assert.deepEqual(gets(), [`/${expected.delta_config}/${t.expected.shard}`], t.pointer);
+      tried++;
+    }
+    assert.equal(tried, 3);
   });
 });

@@ -12,6 +12,7 @@ import {
   type AtriaDefect,
   type AtriaErrorCode,
   type AtriaRow,
+  type AtriaSample,
   type AtriaStore,
   type AtriaValue,
   type NumpyValue,
@@ -82,6 +83,16 @@ export async function atria(bucket: R2BucketLike, listing: R2ListingBucketLike, 
     expectType<number>()(check.member.size);
   }
   for await (const each of split.rows({ start: 10, signal })) expectType<AtriaRow>()(each);
+
+  // Pointers from elsewhere than a row, and a shard's samples.
+  const pointer = "shards/train/000000-000001.tar?offset=1536&length=37";
+  expectType<Uint8Array>()(await cache.content(pointer, "train-0-000004.json", { signal }));
+  expectType<AtriaCheck>()(await cache.check(pointer, "train-0-000004.json"));
+  const samples: AtriaSample[] = await cache.samples("shards/train/000000-000001.tar", { signal });
+  expectType<string>()(samples[0].key);
+  expectType<{ name: string; offset: number; size: number }[]>()(samples[0].members);
+  // @ts-expect-error content takes the member's name too
+  void cache.content(pointer);
   // @ts-expect-error a row index is a number
   void split.row("0");
 
