@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { Atlas, AtlasError } from "atlas-wasm";
 import { AtriaCache, AtriaError } from "atlas-wasm/atria";
 import { canonical, hex, resolveFields, resolvePointers } from "./atria-canonical.mjs";
 import {
@@ -178,6 +179,15 @@ describe("a msgpack cache over HTTP", () => {
     await rejects(row, "Aborted");
     assert.equal(hang.signals.length, 1);
     assert.ok(hang.signals[0].aborted, "the source's read was aborted too");
+  });
+});
+
+describe("the two entries side by side", () => {
+  it("each module answers with its own error class", async () => {
+    const split = await (await AtriaCache.open(base)).split("test");
+    await assert.rejects(Atlas.open({ data: Atlas.fromBytes(new Uint8Array(64)) }), (e) => e instanceof AtlasError && !(e instanceof AtriaError) && e.code === "NotAnAtlasCollection");
+    await rejects(split.row(split.numRows), "OutOfBounds");
+    assert.deepEqual(canonical(await split.row(0)), msgpackRecords(expected, "test")[0]);
   });
 });
 
