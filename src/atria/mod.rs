@@ -38,6 +38,7 @@ mod delta;
 mod json;
 mod msgpack;
 mod numpy;
+pub mod parquet;
 mod pointer;
 mod store;
 mod tar;

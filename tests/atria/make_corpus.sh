@@ -20,3 +20,4 @@ fi
 rm -rf "$out"
 mkdir -p "$out"
 "$venv/bin/python" "$here/make_corpus.py" "$out"
+"$venv/bin/python" "$here/make_parquet.py" "$out/parquet"
