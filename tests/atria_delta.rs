@@ -10,8 +10,8 @@ mod corpus;
 
 use std::path::{Path, PathBuf};
 
-use atlas_wasm::atria::{AtriaCache, DeltaTable, DirStore};
-use corpus::{block_on, corpus, delta_config, expected, CountingStore};
+use atlas_wasm::atria::{AtriaCache, Defect, DeltaTable, DirStore};
+use corpus::{block_on, canonical, corpus, delta_config, expected, CountingStore};
 use serde_json::Value as Json;
 
 fn truth(dir: &Path, split: &str) -> Json {
@@ -68,6 +68,26 @@ fn a_json_only_log_replays_to_the_files_delta_rs_reads() {
             store.paths_read()
         );
     }
+}
+
+#[test]
+fn without_last_checkpoint_the_log_is_replayed_from_version_0() {
+    let Some(dir) = corpus() else { return };
+    let want = truth(dir, "train");
+    let root = delta_config(dir);
+    // A store that cannot list and has lost `_last_checkpoint`.
+    let store =
+        move |path: &str| -> atlas_wasm::Result<std::sync::Arc<dyn atlas_wasm::ByteSource>> {
+            if path.ends_with("_last_checkpoint") {
+                return Err(atlas_wasm::Error::NotFound(path.into()));
+            }
+            Ok(std::sync::Arc::new(atlas_wasm::source::FileSource::open(
+                root.join(path),
+            )?))
+        };
+    let table = block_on(DeltaTable::open(&store, "delta/train")).unwrap();
+    assert_eq!(table.version(), want["version"].as_u64().unwrap());
+    assert_eq!(serde_json::json!(log_paths(&table)), want["files"]);
 }
 
 /// A table of hand-written commits, `delta/train/_delta_log/{i:020}.json`.
@@ -251,4 +271,159 @@ fn forged_logs_are_typed_errors() {
     ))
     .unwrap_err();
     assert_eq!(err.code(), "Corrupt", "{err}");
+}
+
+/// The bytes a content field's truth names, straight from the file.
+fn truth_bytes(dir: &Path, member: &Json) -> Vec<u8> {
+    let file = std::fs::read(delta_config(dir).join(member["shard"].as_str().unwrap())).unwrap();
+    let offset = member["offset"].as_u64().unwrap() as usize;
+    let size = member["size"].as_u64().unwrap() as usize;
+    file[offset..offset + size].to_vec()
+}
+
+fn rows_by_key(split: &atlas_wasm::atria::Split) -> Vec<(String, u64, Json)> {
+    let mut out = Vec::new();
+    let mut rows = split.rows();
+    let mut i = 0;
+    while let Some(row) = block_on(rows.next()) {
+        let row = canonical(&row.unwrap());
+        out.push((row["__key__"].as_str().unwrap().to_string(), i, row));
+        i += 1;
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn every_row_equals_what_delta_rs_reads() {
+    let Some(dir) = corpus() else { return };
+    for store in [
+        CountingStore::listing(delta_config(dir)),
+        CountingStore::new(delta_config(dir)),
+    ] {
+        let cache = block_on(AtriaCache::open(store)).unwrap();
+        assert_eq!(cache.backend(), "deltalake");
+        assert_eq!(cache.splits(), ["train", "test"]);
+        for name in ["train", "test"] {
+            let want = truth(dir, name);
+            let split = block_on(cache.split(name)).unwrap();
+            let table = split.delta().unwrap();
+            assert_eq!(table.version(), want["version"].as_u64().unwrap());
+            assert_eq!(serde_json::json!(log_paths(table)), want["files"]);
+            let rows: Vec<Json> = rows_by_key(&split).into_iter().map(|r| r.2).collect();
+            assert_eq!(split.num_rows(), rows.len() as u64);
+            assert_eq!(&rows, want["rows"].as_array().unwrap(), "split {name}");
+            // Drafts and the deleted row are gone; the later appends are there.
+            let keys: Vec<&str> = rows
+                .iter()
+                .map(|r| r["__key__"].as_str().unwrap())
+                .collect();
+            assert!(!keys.iter().any(|k| k.starts_with("draft-")));
+            assert!(keys.contains(&format!("late-{name}-1").as_str()));
+            assert!(rows.iter().any(|r| r["bbox"] == serde_json::json!([])));
+        }
+    }
+}
+
+#[test]
+fn every_content_field_is_verified_recovered_or_found_under_its_split() {
+    let Some(dir) = corpus() else { return };
+    let cache = block_on(AtriaCache::open(DirStore::new(delta_config(dir)))).unwrap();
+    let (mut verified, mut recovered, mut split_missing, mut inline) = (0, 0, 0, 0);
+    for name in ["train", "test"] {
+        let want = truth(dir, name);
+        let split = block_on(cache.split(name)).unwrap();
+        for (key, i, row) in rows_by_key(&split) {
+            for field in ["image", "ocr", "document"] {
+                let stored = &row[format!("{field}__content")];
+                let path = &row[format!("{field}__file_path")];
+                if !stored.is_null() {
+                    let bytes = block_on(split.content(i, field)).unwrap();
+                    assert_eq!(serde_json::json!({ "$bin": corpus::hex(&bytes) }), *stored);
+                    inline += 1;
+                    continue;
+                }
+                if path.is_null() {
+                    let err = block_on(split.content(i, field)).unwrap_err();
+                    assert_eq!(err.code(), "NotFound", "{key} {field}");
+                    continue;
+                }
+                let truth = &want["content"][&key][field];
+                assert_eq!(truth["pointer"], *path, "{key} {field}");
+                let member = &truth["expected"];
+                let bytes = block_on(split.content(i, field)).unwrap();
+                assert_eq!(bytes, truth_bytes(dir, member), "{key} {field}");
+                let check = block_on(split.check(i, field)).unwrap();
+                assert_eq!(check.pointer, path.as_str().unwrap());
+                let at = check.member.clone().unwrap();
+                assert_eq!(
+                    (at.shard.as_str(), at.name.as_str(), at.offset, at.size),
+                    (
+                        member["shard"].as_str().unwrap(),
+                        member["name"].as_str().unwrap(),
+                        member["offset"].as_u64().unwrap(),
+                        member["size"].as_u64().unwrap()
+                    ),
+                    "{key} {field}"
+                );
+                match (truth["defect"].as_str(), &check.defect) {
+                    (None, None) => {
+                        assert!(check.ok && !check.recovered);
+                        verified += 1;
+                    }
+                    (Some(kind), Some(defect)) => {
+                        assert!(!check.ok && check.recovered, "{key} {field}");
+                        let named = matches!(
+                            (kind, defect),
+                            ("past-end", Defect::PastEnd)
+                                | ("neighbour", Defect::OtherMember { .. })
+                                | (
+                                    "stale-previous",
+                                    Defect::OtherMember { .. }
+                                        | Defect::NoHeader { .. }
+                                        | Defect::PastEnd
+                                )
+                                | ("split-missing", Defect::SplitMissing)
+                        );
+                        assert!(named, "{key} {field}: {kind} reported as {defect:?}");
+                        split_missing += usize::from(kind == "split-missing");
+                        recovered += 1;
+                    }
+                    other => panic!("{key} {field}: {other:?}"),
+                }
+            }
+        }
+    }
+    eprintln!("{verified} verified, {recovered} recovered ({split_missing} data/ paths without the split), {inline} inline");
+    assert!(verified > 50 && recovered > 20 && split_missing > 5 && inline > 5);
+}
+
+#[test]
+fn a_table_with_a_checkpoint_opens_without_reading_a_data_file() {
+    let Some(dir) = corpus() else { return };
+    let want = truth(dir, "train");
+    let store = CountingStore::new(delta_config(dir));
+    let cache = block_on(AtriaCache::open(store.clone())).unwrap();
+    let split = block_on(cache.split("train")).unwrap();
+    let read = store.paths_read();
+    assert!(read.iter().all(|p| p.contains("/_delta_log/")), "{read:?}");
+    let checkpoint = format!(
+        "delta/train/_delta_log/{:020}.checkpoint.parquet",
+        want["checkpoint"].as_u64().unwrap()
+    );
+    assert!(read.contains(&checkpoint), "{read:?}");
+    // Commits before the checkpoint are not read.
+    assert!(!read.contains(&format!("delta/train/_delta_log/{:020}.json", 0)));
+    // A verified pointer costs one request once its row is in memory.
+    let rows = rows_by_key(&split);
+    let (key, i, _) = rows
+        .iter()
+        .find(|(k, _, r)| {
+            !r["image__file_path"].is_null() && want["content"][k]["image"]["defect"].is_null()
+        })
+        .unwrap();
+    block_on(split.row(*i)).unwrap();
+    let before = store.requests();
+    block_on(split.content(*i, "image")).unwrap();
+    assert_eq!(store.requests() - before, 1, "{key}");
 }

@@ -2,6 +2,29 @@
 //! directory, tells its backend and splits, and opens a [`Split`] whose rows,
 //! columns and binary content read the same way whichever layout holds them
 //! (the Rust twin of the JS `AtriaCache` of `atlas-wasm/atria`).
+//!
+//! ```no_run
+//! # async fn demo() -> atlas_wasm::Result<()> {
+//! use atlas_wasm::atria::{AtriaCache, DirStore, Value};
+//!
+//! let cache = AtriaCache::open(DirStore::new("storage/docimg_delta")).await?;
+//! println!("{} {:?}", cache.backend(), cache.splits()); // deltalake ["train", "test"]
+//! let split = cache.split("train").await?;
+//! for column in split.columns() {
+//!     println!("{}: {}", column.name, column.data_type); // bbox: array<double>
+//! }
+//! let row = split.row(0).await?;
+//! if let Some(Value::Str(key)) = row.get("__key__") {
+//!     let image = split.content(0, "image").await?; // verified, recovered, or a data/ file
+//!     let check = split.check(0, "image").await?;
+//!     println!("{key}: {} bytes, ok {}, recovered {}", image.len(), check.ok, check.recovered);
+//! }
+//! let mut rows = split.rows();
+//! while let Some(row) = rows.next().await {
+//!     let _ = row?;
+//! }
+//! # Ok(()) }
+//! ```
 
 use std::sync::Arc;
 

@@ -75,6 +75,17 @@ pub(crate) enum Command {
                             readable until the copy is complete."
     )]
     Rewrite(rewrite::Args),
+    /// convert an Atria dataset cache into one collection per split
+    #[cfg(feature = "atria")]
+    #[command(
+        long_about = "Reads an Atria cache's config directory (the DELTALAKE or the MSGPACK layout) and \
+                            writes DST/{split}/data.atlas for each split: one dataset per sample, named by its \
+                            key; scalar columns become dataset attributes, binary content a uint8 array, numpy \
+                            values and number lists arrays. Wrong TAR pointers are recovered where the member \
+                            can be found; a sample whose content cannot be found is reported and skipped \
+                            (exit status 1)."
+    )]
+    ImportAtria(super::import_atria::Args),
 }
 
 /// `--json`, shared by every command that prints a result.

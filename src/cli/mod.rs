@@ -14,6 +14,8 @@ mod args;
 mod bucket;
 mod create;
 mod get;
+#[cfg(feature = "atria")]
+mod import_atria;
 mod info;
 mod log;
 mod ls;
@@ -107,6 +109,8 @@ fn run(command: Command) -> Result<Outcome, CliError> {
         Command::Rm(args) => rm::run(args),
         Command::Get(args) => block_on(get::run(args)),
         Command::Rewrite(args) => block_on(rewrite::run(args)),
+        #[cfg(feature = "atria")]
+        Command::ImportAtria(args) => return import_atria::run(args),
     };
     done.map(|()| Outcome::Done)
 }
