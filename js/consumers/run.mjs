@@ -150,7 +150,7 @@ for (const [name, body] of Object.entries(consumers)) {
   const t0 = performance.now();
   try {
     const result = await body(data);
-    let said = result === "typed" ? "index.d.ts accepted every use in types/app.ts" : check(result, FIXTURE);
+    let said = result === "typed" ? "index.d.ts and atria.d.ts accepted every use in types/app.ts and types/atria.ts" : check(result, FIXTURE);
     if (result.workers) said += `; decode Web Workers started: ${result.workers}`;
     console.log(`ok   ${name} (${((performance.now() - t0) / 1000).toFixed(1)} s): ${said}`);
   } catch (error) {

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Every test of the npm package, from a fresh checkout:
-#   1. fixtures: atlas-rust (interop suite) and atlas-python collections
+#   1. fixtures: atlas-rust (interop suite) and atlas-python collections, and
+#      the Atria corpus (tests/atria/make_corpus.sh, the real Python writers)
 #   2. the package: build (scripts/build.sh), `npm pack`, installed into a
 #      scratch project as a user would install it
 #   3. node --test on the installed package: HTTP (hostile servers too),
 #      Blob/bytes/user sources, the Worker in workerd, headless Chromium,
-#      one conformance suite over every source, forged collections
+#      one conformance suite over every source, forged collections, and the
+#      Atria entry over its corpus (HTTP in Node and Chromium, R2 in workerd)
 #   4. the consumer apps (js/consumers/run.sh): Vite, webpack, an import-map
 #      page, Node, Bun, a wrangler-style Worker; tsc --strict on the types
 #   5. wasm-bindgen tests of the core in Node and in headless Chromium, as a
@@ -26,6 +28,15 @@ if [ ! -f "$ATLAS_FIXTURES/every_dtype_zstd/expected.json" ]; then
   step "writing fixtures into $ATLAS_FIXTURES"
   cargo run --quiet --manifest-path "$root/Cargo.toml" -p atlas-interop -- suite "$ATLAS_FIXTURES"
   cargo run --quiet --manifest-path "$root/Cargo.toml" -p atlas-interop -- python "$ATLAS_FIXTURES"
+fi
+
+# The Atria corpus for test/atria*.test.mjs (atlas-wasm/atria), written again
+# when its generator changed. ATLAS_ATRIA_CORPUS names another place for it.
+export ATLAS_ATRIA_CORPUS="${ATLAS_ATRIA_CORPUS:-$root/target/atria-corpus}"
+if [ ! "$ATLAS_ATRIA_CORPUS/expected.json" -nt "$root/tests/atria/make_corpus.py" ] ||
+   [ ! "$ATLAS_ATRIA_CORPUS/expected.json" -nt "$root/tests/atria/requirements.txt" ]; then
+  step "writing the Atria corpus into $ATLAS_ATRIA_CORPUS"
+  bash "$root/tests/atria/make_corpus.sh" "$ATLAS_ATRIA_CORPUS"
 fi
 
 # Collections that lie, for test/forged.test.mjs (tests/reader_forged.rs

@@ -22,5 +22,8 @@ mod handle;
 mod source;
 mod task;
 
+#[cfg(feature = "atria")]
+mod atria;
+
 pub use handle::{AtlasHandle, DatasetHandle};
 pub use source::{JsByteSource, JsSource};

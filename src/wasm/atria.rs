@@ -1,0 +1,201 @@
+//! The `#[wasm_bindgen]` layer under the npm entry `atlas-wasm/atria`
+//! (feature `atria`; built as a module of its own by js/scripts/build.sh, so
+//! that the core module does not grow).
+//!
+//! Thin on purpose, as the core's: every answer comes from
+//! [`AtriaCache`] and [`Split`]; this module moves values across the
+//! boundary. The facade `js/src/atria.js` wraps the two classes exported
+//! here: `AtriaCacheHandle` and `AtriaSplitHandle`.
+//!
+//! | File | What crosses |
+//! |---|---|
+//! | `atria/store.rs` | one Atria [`Store`](crate::atria::Store) over a JS object |
+//! | `atria/values.rs` | records, rows, numpy values and pointer checks as JS values |
+
+mod store;
+mod values;
+
+use std::rc::Rc;
+
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+
+use super::convert::object;
+use super::task;
+use crate::atria::{AtriaCache, Split, TarShards};
+use crate::error::{Error, Result};
+
+use store::{JsStore, JsStoreObject};
+
+/// Runs `call` (which `abort`, an `AbortSignal`'s promise, may cut short)
+/// to a promise of its value or of its error.
+fn spawn(
+    call: impl std::future::Future<Output = Result<JsValue>> + 'static,
+    abort: Option<Promise>,
+) -> Promise {
+    task::settle(Box::pin(async move {
+        task::run(Box::pin(call), abort, None).await
+    }))
+}
+
+/// A row index from JavaScript: whole, >= 0, exact.
+fn index(value: f64) -> Result<u64> {
+    if value.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&value) {
+        Ok(value as u64)
+    } else {
+        Err(Error::InvalidArgument(
+            "a row index must be a whole number >= 0".into(),
+        ))
+    }
+}
+
+/// One open Atria cache (a config directory), and its TAR shards for
+/// pointers that come from elsewhere than a split's rows.
+#[wasm_bindgen]
+pub struct AtriaCacheHandle {
+    cache: Rc<AtriaCache>,
+    shards: Rc<TarShards>,
+}
+
+#[wasm_bindgen]
+impl AtriaCacheHandle {
+    /// Opens the cache `store` serves; resolves to an `AtriaCacheHandle`.
+    pub fn open(store: JsStoreObject, abort: Option<Promise>) -> Promise {
+        spawn(
+            async move {
+                let shards = TarShards::new(JsStore(store.clone().unchecked_into()));
+                let cache = AtriaCache::open(JsStore(store)).await?;
+                Ok(AtriaCacheHandle {
+                    cache: Rc::new(cache),
+                    shards: Rc::new(shards),
+                }
+                .into())
+            },
+            abort,
+        )
+    }
+
+    /// The bytes of member `expected` behind `pointer`: verified, else
+    /// recovered by name (`check` says which).
+    pub fn content(&self, pointer: String, expected: String, abort: Option<Promise>) -> Promise {
+        let shards = self.shards.clone();
+        spawn(
+            async move {
+                let content = shards.content(&pointer, &expected).await?;
+                Ok(js_sys::Uint8Array::from(&content.bytes[..]).into())
+            },
+            abort,
+        )
+    }
+
+    /// What resolving `pointer` to member `expected` finds, without failing
+    /// on a bad pointer.
+    pub fn check(&self, pointer: String, expected: String, abort: Option<Promise>) -> Promise {
+        let shards = self.shards.clone();
+        spawn(
+            async move { Ok(values::check(shards.check(&pointer, &expected).await?)) },
+            abort,
+        )
+    }
+
+    /// The members of `shard` grouped into WebDataset samples:
+    /// `[{key, members: [{name, offset, size}]}]`.
+    pub fn samples(&self, shard: String, abort: Option<Promise>) -> Promise {
+        let shards = self.shards.clone();
+        spawn(
+            async move { Ok(values::samples(shards.samples(&shard).await?)) },
+            abort,
+        )
+    }
+
+    /// `"deltalake"` or `"msgpack"`.
+    #[wasm_bindgen(getter)]
+    pub fn backend(&self) -> String {
+        self.cache.backend().to_string()
+    }
+
+    /// The split names.
+    #[wasm_bindgen(getter)]
+    pub fn splits(&self) -> Vec<String> {
+        self.cache.splits().to_vec()
+    }
+
+    /// Opens split `name`; resolves to an `AtriaSplitHandle`.
+    pub fn split(&self, name: String, abort: Option<Promise>) -> Promise {
+        let cache = self.cache.clone();
+        spawn(
+            async move {
+                let split = cache.split(&name).await?;
+                Ok(AtriaSplitHandle {
+                    split: Rc::new(split),
+                }
+                .into())
+            },
+            abort,
+        )
+    }
+}
+
+/// One split of an open cache.
+#[wasm_bindgen]
+pub struct AtriaSplitHandle {
+    split: Rc<Split>,
+}
+
+#[wasm_bindgen]
+impl AtriaSplitHandle {
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.split.name().to_string()
+    }
+
+    #[wasm_bindgen(getter, js_name = numRows)]
+    pub fn num_rows(&self) -> f64 {
+        self.split.num_rows() as f64
+    }
+
+    /// `[{name, type}]`.
+    #[wasm_bindgen(getter)]
+    pub fn columns(&self) -> Vec<JsValue> {
+        self.split
+            .columns()
+            .iter()
+            .map(|c| {
+                object(&[
+                    ("name", c.name.as_str().into()),
+                    ("type", c.data_type.as_str().into()),
+                ])
+            })
+            .collect()
+    }
+
+    /// Row `i` as a plain object.
+    pub fn row(&self, i: f64, abort: Option<Promise>) -> Promise {
+        let split = self.split.clone();
+        spawn(
+            async move { Ok(values::value(split.row(index(i)?).await?)) },
+            abort,
+        )
+    }
+
+    /// The bytes of `field` in row `i`, as a `Uint8Array`.
+    pub fn content(&self, i: f64, field: String, abort: Option<Promise>) -> Promise {
+        let split = self.split.clone();
+        spawn(
+            async move {
+                let bytes = split.content(index(i)?, &field).await?;
+                Ok(js_sys::Uint8Array::from(&bytes[..]).into())
+            },
+            abort,
+        )
+    }
+
+    /// `{pointer, ok, defect, recovered, member}` for `field` in row `i`.
+    pub fn check(&self, i: f64, field: String, abort: Option<Promise>) -> Promise {
+        let split = self.split.clone();
+        spawn(
+            async move { Ok(values::check(split.check(index(i)?, &field).await?)) },
+            abort,
+        )
+    }
+}
