@@ -16,7 +16,6 @@ import {
   deltaRows,
   expectedAtria,
   msgpackRecords,
-  noParquet,
   pointerRows,
   unrecoverable,
 } from "./atria-expect.mjs";
@@ -25,7 +24,6 @@ import { startServer } from "./server.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const expected = expectedAtria();
-const NO_PARQUET = await noParquet(expected);
 let page;
 let corpus;
 let base;
@@ -118,7 +116,7 @@ describe("atlas-wasm/atria in headless Chromium", () => {
     });
   });
 
-  it("reads every Delta row and every content field", { skip: NO_PARQUET }, async () => {
+  it("reads every Delta row and every content field", async () => {
     const url = `${corpus.url}/${expected.delta_config}/`;
     for (const name of Object.keys(expected.delta)) {
       const rows = await page.page.evaluate(async ({ url, name }) => {

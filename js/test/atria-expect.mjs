@@ -6,7 +6,6 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AtriaCache } from "atlas-wasm/atria";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const CORPUS = process.env.ATLAS_ATRIA_CORPUS ?? join(here, "../../target/atria-corpus");
@@ -152,30 +151,4 @@ export function assertFields(results, wanted) {
   });
   assertPointers(pointed, rows);
   return { inline: wanted.length - rows.length, pointed: rows.length };
-}
-
-/**
- * Delta data files and checkpoints are parquet, whose reader is merged
- * separately: until this build reads it, the tests that need it skip with
- * this reason (the reader answers UnsupportedProtocol, "reads no parquet");
- * false once it does.
- */
-export async function noParquet(expected) {
-  const root = join(CORPUS, expected.delta_config);
-  const source = (path) => {
-    try {
-      const bytes = new Uint8Array(readFileSync(join(root, path)));
-      return { size: bytes.length, read: async (o, n) => bytes.subarray(o, o + n) };
-    } catch {
-      return null;
-    }
-  };
-  try {
-    const split = await (await AtriaCache.open({ source })).split("test");
-    await split.row(0);
-    return false;
-  } catch (error) {
-    if (error.code === "UnsupportedProtocol" && /reads no parquet/.test(error.message)) return `this build reads no parquet yet: ${error.message}`;
-    throw error;
-  }
 }

@@ -21,7 +21,6 @@ import {
   deltaRows,
   expectedAtria,
   msgpackRecords,
-  noParquet,
   pointerRows,
   unrecoverable,
 } from "./atria-expect.mjs";
@@ -29,8 +28,6 @@ import {
 const here = dirname(fileURLToPath(import.meta.url));
 const PACKAGE = dirname(createRequire(import.meta.url).resolve("atlas-wasm/package.json"));
 const expected = expectedAtria();
-const NO_PARQUET = await noParquet(expected);
-
 // The Worker: `/read?split=S` answers every row of S in canonical form and
 // the R2 calls it took; `/one?split=S&i=N` opens S, then reads row N alone
 // and says how many gets that read took.
@@ -190,7 +187,7 @@ describe("atlas-wasm/atria in workerd over R2", () => {
     assert.deepEqual(got.keys.filter((k) => !k.includes("/_delta_log/")), [], "no data file read to open");
   });
 
-  it("opens a table with a checkpoint without reading any data file", { skip: NO_PARQUET }, async () => {
+  it("opens a table with a checkpoint without reading any data file", async () => {
     const name = Object.keys(expected.delta).find((s) => expected.delta[s].checkpoint !== null);
     const got = await call(`/open?prefix=delta&split=${name}`);
     assert.equal(got.numRows, deltaRows(expected, name).length);
@@ -198,7 +195,7 @@ describe("atlas-wasm/atria in workerd over R2", () => {
     assert.deepEqual(got.keys.filter((k) => !k.includes("/_delta_log/")), []);
   });
 
-  it("reads every Delta row and every content field", { skip: NO_PARQUET }, async () => {
+  it("reads every Delta row and every content field", async () => {
     for (const name of Object.keys(expected.delta)) {
       const { rows } = await call(`/read?prefix=delta&split=${name}`);
       assert.deepEqual([...rows].sort((a, b) => (a.__key__ < b.__key__ ? -1 : 1)), deltaRows(expected, name));

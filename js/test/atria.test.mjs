@@ -18,7 +18,6 @@ import {
   deltaRows,
   expectedAtria,
   msgpackRecords,
-  noParquet,
   pointerRows,
   unrecoverable,
 } from "./atria-expect.mjs";
@@ -233,8 +232,6 @@ describe("TAR pointers over HTTP", () => {
   });
 });
 
-const NO_PARQUET = await noParquet(expected);
-
 describe("a Delta Lake cache over HTTP", () => {
   const deltaBase = () => `${server.url}/${expected.delta_config}/`;
   const splits = Object.keys(expected.delta);
@@ -255,7 +252,7 @@ describe("a Delta Lake cache over HTTP", () => {
   });
 
   for (const name of splits) {
-    it(`split ${name}: every row, and every content field verified, recovered or found under data/`, { skip: NO_PARQUET }, async () => {
+    it(`split ${name}: every row, and every content field verified, recovered or found under data/`, async () => {
       const split = await (await AtriaCache.open(deltaBase())).split(name);
       const rows = [];
       for await (const row of split.rows()) rows.push(canonical(row));
@@ -267,7 +264,7 @@ describe("a Delta Lake cache over HTTP", () => {
     });
   }
 
-  it("a table with a checkpoint opens without reading any data file", { skip: NO_PARQUET }, async () => {
+  it("a table with a checkpoint opens without reading any data file", async () => {
     const name = splits.find((s) => expected.delta[s].checkpoint !== null);
     const cache = await AtriaCache.open(deltaBase());
     server.reset();
@@ -278,7 +275,7 @@ describe("a Delta Lake cache over HTTP", () => {
     assert.deepEqual(read.filter((p) => !p.includes("/_delta_log/")), [], "no data file");
   });
 
-  it("a right pointer is one request once its row is read", { skip: NO_PARQUET }, async () => {
+  it("a right pointer is one request once its row is read", async () => {
     const name = splits[0];
     const split = await (await AtriaCache.open(deltaBase())).split(name);
     const truth = expected.delta[name].content;
