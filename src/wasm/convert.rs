@@ -4,6 +4,8 @@
 //! they outlive the handle). 64-bit integers become `BigInt`, everything
 //! narrower a `number`. Where a value has no type of its own (a fill value,
 //! a statistics bound), it takes the JavaScript type of its array's elements.
+// The Atria module uses only the generic helpers here.
+#![cfg_attr(feature = "atria", allow(dead_code))]
 
 use indexmap::IndexMap;
 use js_sys::{Array, BigInt, Object, Reflect};

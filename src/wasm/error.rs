@@ -82,6 +82,7 @@ pub(crate) fn from_js(thrown: &JsValue, source: &str) -> Error {
 }
 
 /// The error of a call on a closed handle.
+#[cfg(not(feature = "atria"))] // the collection classes use it
 pub(crate) fn closed() -> JsValue {
     to_js(Error::InvalidArgument(
         "the collection was closed; open it again".into(),

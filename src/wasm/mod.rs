@@ -16,14 +16,20 @@
 //! | `decoder.rs` | blocks out to the decode pool, and `decodeBlock` for its workers |
 
 mod convert;
-mod decoder;
 mod error;
-mod handle;
 mod source;
 mod task;
+
+// The Atria module (`atlas-wasm/atria`, built with feature `atria`) never
+// calls the collection classes: without them it is about half the size.
+#[cfg(not(feature = "atria"))]
+mod decoder;
+#[cfg(not(feature = "atria"))]
+mod handle;
+#[cfg(not(feature = "atria"))]
+pub use handle::{AtlasHandle, DatasetHandle};
 
 #[cfg(feature = "atria")]
 mod atria;
 
-pub use handle::{AtlasHandle, DatasetHandle};
 pub use source::{JsByteSource, JsSource};

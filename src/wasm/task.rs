@@ -11,7 +11,6 @@
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
-use std::ops::Range;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -40,7 +39,8 @@ thread_local! {
 
 /// `ReadOptions::planned` for every handle: tells the reporter of the call
 /// being polled, if it has one, what its read plan will request.
-pub(crate) fn planned(ranges: &[Range<u64>]) {
+#[cfg(not(feature = "atria"))] // the collection classes use it
+pub(crate) fn planned(ranges: &[std::ops::Range<u64>]) {
     CURRENT.with(|c| {
         if let Some(reporter) = c.borrow().as_ref() {
             let flat: Vec<f64> = ranges
