@@ -126,6 +126,12 @@ impl AtriaCache {
         })
     }
 
+    /// The cache's TAR shards, for pointers that come from elsewhere than a
+    /// split's rows; they share one header index with the splits.
+    pub fn shards(&self) -> &Arc<TarShards> {
+        &self.shards
+    }
+
     /// `"deltalake"` or `"msgpack"`.
     pub fn backend(&self) -> &'static str {
         self.backend.as_str()

@@ -22,7 +22,7 @@ use wasm_bindgen::prelude::*;
 
 use super::convert::object;
 use super::task;
-use crate::atria::{AtriaCache, Split, TarShards};
+use crate::atria::{AtriaCache, Split};
 use crate::error::{Error, Result};
 
 use store::{JsStore, JsStoreObject};
@@ -49,12 +49,10 @@ fn index(value: f64) -> Result<u64> {
     }
 }
 
-/// One open Atria cache (a config directory), and its TAR shards for
-/// pointers that come from elsewhere than a split's rows.
+/// One open Atria cache (a config directory).
 #[wasm_bindgen]
 pub struct AtriaCacheHandle {
     cache: Rc<AtriaCache>,
-    shards: Rc<TarShards>,
 }
 
 #[wasm_bindgen]
@@ -63,11 +61,9 @@ impl AtriaCacheHandle {
     pub fn open(store: JsStoreObject, abort: Option<Promise>) -> Promise {
         spawn(
             async move {
-                let shards = TarShards::new(JsStore(store.clone().unchecked_into()));
                 let cache = AtriaCache::open(JsStore(store)).await?;
                 Ok(AtriaCacheHandle {
                     cache: Rc::new(cache),
-                    shards: Rc::new(shards),
                 }
                 .into())
             },
@@ -78,7 +74,7 @@ impl AtriaCacheHandle {
     /// The bytes of member `expected` behind `pointer`: verified, else
     /// recovered by name (`check` says which).
     pub fn content(&self, pointer: String, expected: String, abort: Option<Promise>) -> Promise {
-        let shards = self.shards.clone();
+        let shards = self.cache.shards().clone();
         spawn(
             async move {
                 let content = shards.content(&pointer, &expected).await?;
@@ -91,7 +87,7 @@ impl AtriaCacheHandle {
     /// What resolving `pointer` to member `expected` finds, without failing
     /// on a bad pointer.
     pub fn check(&self, pointer: String, expected: String, abort: Option<Promise>) -> Promise {
-        let shards = self.shards.clone();
+        let shards = self.cache.shards().clone();
         spawn(
             async move { Ok(values::check(shards.check(&pointer, &expected).await?)) },
             abort,
@@ -101,7 +97,7 @@ impl AtriaCacheHandle {
     /// The members of `shard` grouped into WebDataset samples:
     /// `[{key, members: [{name, offset, size}]}]`.
     pub fn samples(&self, shard: String, abort: Option<Promise>) -> Promise {
-        let shards = self.shards.clone();
+        let shards = self.cache.shards().clone();
         spawn(
             async move { Ok(values::samples(shards.samples(&shard).await?)) },
             abort,
