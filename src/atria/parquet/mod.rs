@@ -64,9 +64,9 @@ const COALESCE_GAP: u64 = 16 * 1024;
 pub struct Column {
     /// The field's name.
     pub name: String,
-    /// Its type: "bool", "int64", "float64", "string", "binary",
-    /// "timestamp[us]", "decimal(10, 2)", "list<string>",
-    /// "struct<x: float64, label: string>", "map<string, int64>", …
+    /// Its type: `bool`, `int64`, `float64`, `string`, `binary`,
+    /// `timestamp[us]`, `decimal(10, 2)`, `list<string>`,
+    /// `struct<x: float64, label: string>`, `map<string, int64>`, …
     pub type_name: String,
 }
 
