@@ -410,3 +410,16 @@ fn flipped_bytes_never_panic() {
     eprintln!("flipped bytes: {outcomes:?}");
     assert!(outcomes["Corrupt"] > 5000, "{outcomes:?}");
 }
+
+/// Natively, a file and its futures move across threads (tokio workers).
+#[allow(dead_code)]
+fn handles_and_futures_are_send(file: &ParquetFile) {
+    fn send<T: Send>(_: T) {}
+    fn shared<T: Send + Sync>() {}
+    shared::<ParquetFile>();
+    send(ParquetFile::open(Arc::new(MemorySource::new(vec![]))));
+    send(file.read_row_group(0, None));
+    send(file.row(0));
+    let mut rows = file.rows();
+    send(rows.next());
+}
