@@ -423,3 +423,21 @@ fn handles_and_futures_are_send(file: &ParquetFile) {
     let mut rows = file.rows();
     send(rows.next());
 }
+
+/// Every input the `parquet_read` fuzz target crashed on
+/// (fuzz/regressions/parquet_read/) is now a typed error.
+#[test]
+fn crashes_found_by_fuzzing_are_typed_errors() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/parquet_read");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        let outcome = std::panic::catch_unwind(|| read_all(bytes, 64 << 20))
+            .unwrap_or_else(|_| panic!("{} panics", path.display()));
+        let error = outcome.expect_err(&format!("{} reads", path.display()));
+        assert!(TYPED.contains(&error.code()), "{}: {error}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 1);
+}
