@@ -410,3 +410,34 @@ fn flipped_bytes_never_panic() {
     eprintln!("flipped bytes: {outcomes:?}");
     assert!(outcomes["Corrupt"] > 5000, "{outcomes:?}");
 }
+
+/// Natively, a file and its futures move across threads (tokio workers).
+#[allow(dead_code)]
+fn handles_and_futures_are_send(file: &ParquetFile) {
+    fn send<T: Send>(_: T) {}
+    fn shared<T: Send + Sync>() {}
+    shared::<ParquetFile>();
+    send(ParquetFile::open(Arc::new(MemorySource::new(vec![]))));
+    send(file.read_row_group(0, None));
+    send(file.row(0));
+    let mut rows = file.rows();
+    send(rows.next());
+}
+
+/// Every input the `parquet_read` fuzz target crashed on
+/// (fuzz/regressions/parquet_read/) is now a typed error.
+#[test]
+fn crashes_found_by_fuzzing_are_typed_errors() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions/parquet_read");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        let outcome = std::panic::catch_unwind(|| read_all(bytes, 64 << 20))
+            .unwrap_or_else(|_| panic!("{} panics", path.display()));
+        let error = outcome.expect_err(&format!("{} reads", path.display()));
+        assert!(TYPED.contains(&error.code()), "{}: {error}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 1);
+}

@@ -318,6 +318,20 @@ mod tests {
         );
     }
 
+    /// Found by fuzzing: a first child whose subtree takes the elements its
+    /// siblings were counted on.
+    #[test]
+    fn children_past_the_element_list_are_refused() {
+        let error = Schema::build(&[
+            element("root", Repetition::Required, 2),
+            element("group", Repetition::Optional, 1),
+            element("leaf", Repetition::Optional, 0),
+        ])
+        .err()
+        .unwrap();
+        assert_eq!(error.code(), "Corrupt");
+    }
+
     #[test]
     fn deep_schemas_are_refused() {
         let mut elements = vec![element("root", Repetition::Required, 1)];

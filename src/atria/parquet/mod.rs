@@ -8,8 +8,10 @@
 //! of one row group, adjacent chunks coalesced into one read, and rebuilds
 //! the rows (nesting included) as [`Value::Map`]s keyed by column name.
 //!
-//! Our own reader, not the `parquet` crate: that crate adds 171 KB gzip to a
-//! wasm module (docs/atria.md has the measurement). Everything read from the
+//! Our own reader, not the `parquet` crate: that crate adds 159.5 KB gzip
+//! next to atlas-wasm in wasm (this reader 44.6 KB), and panicked on 479 of
+//! 42,074 damaged files where this one returns typed errors (docs/atria.md
+//! has the measurements). Everything read from the
 //! file is checked: lengths against the bytes there are, allocations against
 //! a memory [`Budget`], nesting against a depth limit; damage is
 //! [`Error::Corrupt`], what this reader does not do (encryption, LZO, Brotli,

@@ -93,7 +93,16 @@ fn children(
     }
     let mut nodes = Vec::with_capacity(count as usize);
     for _ in 0..count {
-        let element = elements[*at].clone();
+        // Earlier siblings' subtrees may have used up the elements.
+        let element = elements
+            .get(*at)
+            .ok_or_else(|| {
+                corrupt(format!(
+                    "'{}' claims more children than there are",
+                    parent.name
+                ))
+            })?
+            .clone();
         *at += 1;
         let (def, rep) = match element.repetition {
             Repetition::Required => (def, rep),

@@ -3,7 +3,9 @@
 //! `flipped_bytes_never_panic` changes them (every other footer byte and
 //! every 29th page byte, XOR 0x01 and 0xff). Prints how many reads returned
 //! rows, an error, or panicked. In wasm a panic traps the instance.
-//!   cargo run --release -p crate_flips -- FILE.parquet…
+//! The workspace's release profile aborts on panic (as wasm does), so run it
+//! with unwinding to count them:
+//!   CARGO_PROFILE_RELEASE_PANIC=unwind cargo run --release -p crate_flips -- FILE.parquet…
 
 use parquet::file::reader::{FileReader, SerializedFileReader};
 
@@ -18,7 +20,13 @@ fn read_all(bytes: Vec<u8>) -> Result<usize, String> {
 }
 
 fn main() {
-    std::panic::set_hook(Box::new(|_| {}));
+    // The first panic's message and place, then silence.
+    let printed = std::sync::atomic::AtomicBool::new(false);
+    std::panic::set_hook(Box::new(move |info| {
+        if !printed.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("first panic: {info}");
+        }
+    }));
     for path in std::env::args().skip(1) {
         let good = std::fs::read(&path).unwrap();
         let n = good.len();
