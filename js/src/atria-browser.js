@@ -5,4 +5,4 @@ import { bindInit } from "./atria.js";
 
 bindInit(() => init({ module_or_path: new URL("./atria_wasm_bg.wasm", import.meta.url) }));
 
-export { AtriaCache, AtriaError, AtriaSplit } from "./atria.js";
+export { AtriaCache, AtriaError, AtriaSplit, ParquetFile } from "./atria.js";

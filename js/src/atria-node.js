@@ -9,4 +9,4 @@ bindInit(async () => {
   initSync({ module: await WebAssembly.compile(bytes) });
 });
 
-export { AtriaCache, AtriaError, AtriaSplit } from "./atria.js";
+export { AtriaCache, AtriaError, AtriaSplit, ParquetFile } from "./atria.js";

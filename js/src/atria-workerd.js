@@ -6,4 +6,4 @@ import { bindInit } from "./atria.js";
 
 bindInit(() => initSync({ module }));
 
-export { AtriaCache, AtriaError, AtriaSplit } from "./atria.js";
+export { AtriaCache, AtriaError, AtriaSplit, ParquetFile } from "./atria.js";

@@ -144,3 +144,22 @@ export class AtriaSplit {
   check(i: number, field: string, options?: AtriaCallOptions): Promise<AtriaCheck>;
   rows(options?: { start?: number; signal?: AbortSignal }): AsyncGenerator<AtriaRow, void, undefined>;
 }
+
+/**
+ * One parquet file (a HuggingFace dataset's, a Delta data file) by URL or
+ * source: the footer in one tail read, row groups by range.
+ */
+export class ParquetFile {
+  private constructor();
+  static open(target: string | URL | Source, options?: AtriaOpenOptions): Promise<ParquetFile>;
+  readonly numRows: number;
+  /** The top-level fields: `type` as "int64", "string", "list<string>", "struct<…>", "timestamp[us]", … */
+  readonly columns: readonly AtriaColumn[];
+  /** The rows in each row group. */
+  readonly rowGroups: readonly number[];
+  /** The rows of row group `i`; only `columns`' bytes are read when given. */
+  readRowGroup(i: number, options?: { columns?: string[]; signal?: AbortSignal }): Promise<AtriaRow[]>;
+  /** Row `i`, reading only its row group. */
+  row(i: number, options?: AtriaCallOptions): Promise<AtriaRow>;
+  rows(options?: { columns?: string[]; signal?: AbortSignal }): AsyncGenerator<AtriaRow, void, undefined>;
+}

@@ -1,5 +1,6 @@
 /**
- * The entry `atlas-wasm/atria`: `AtriaCache`, `AtriaSplit`, `AtriaError`.
+ * The entry `atlas-wasm/atria`: `AtriaCache`, `AtriaSplit`, `ParquetFile`,
+ * `AtriaError`.
  * Atria dataset caches (a Delta Lake table with WebDataset TAR pointers, or
  * datadings msgpack shards) read through the package's sources. Every
  * answer comes from the Rust readers (`atlas_wasm::atria`) in a wasm module
@@ -11,7 +12,7 @@
  * runtime entry (`atria-browser.js`, `atria-node.js`, `atria-workerd.js`)
  * was imported.
  */
-import { AtriaCacheHandle, setDriver, setErrorClass } from "./atria_wasm.js";
+import { AtriaCacheHandle, ParquetHandle, setDriver, setErrorClass } from "./atria_wasm.js";
 import { drive } from "./drive.js";
 import { httpSource } from "./http.js";
 import { limiter } from "./limit.js";
@@ -182,6 +183,68 @@ export class AtriaSplit {
   async *rows({ start = 0, signal } = {}) {
     expect(Number.isSafeInteger(start) && start >= 0, "start must be a whole number >= 0");
     for (let i = start; i < this.numRows; i++) yield await this.row(i, { signal });
+  }
+}
+
+/**
+ * One parquet file by URL (a HuggingFace dataset's, say) or any source the
+ * package reads: its footer in one tail read, then each row group's column
+ * chunks by range, only the columns asked for. Rows are plain objects, as a
+ * split's are. The reader is the one Delta tables go through.
+ */
+export class ParquetFile {
+  #handle;
+  #columns;
+  #groups;
+
+  /** @internal Use `ParquetFile.open`. */
+  constructor(handle) {
+    expect(handle instanceof ParquetHandle, "use ParquetFile.open(...) to open a parquet file");
+    this.#handle = handle;
+    this.#columns = Object.freeze(handle.columns);
+    this.#groups = Object.freeze(Array.from(handle.rowGroupRows));
+  }
+
+  /** Opens the file at a URL (the package's HTTP rules) or behind a source (`Atlas.fromBlob(...)`, `{read(offset, length)}`, …). */
+  static async open(target, options = {}) {
+    return cancellable(options.signal, async (abort) => {
+      await start();
+      const source =
+        typeof target === "string" || target instanceof URL
+          ? httpSource(new URL(String(target), globalThis.location?.href), { ...options, limit: limiter(options.maxConcurrency ?? 6) })
+          : target;
+      return new ParquetFile(await ParquetHandle.open(toSource(source, "the parquet file"), abort));
+    });
+  }
+
+  get numRows() {
+    return this.#handle.numRows;
+  }
+
+  /** `[{name, type}]`: the top-level fields ("int64", "string", "list<string>", "struct<…>", …). */
+  get columns() {
+    return this.#columns;
+  }
+
+  /** The rows in each row group. */
+  get rowGroups() {
+    return this.#groups;
+  }
+
+  /** The rows of row group `i`, only `columns` when given (the other columns' bytes are not read). */
+  async readRowGroup(i, { columns, signal } = {}) {
+    expect(columns === undefined || (Array.isArray(columns) && columns.every((c) => typeof c === "string")), "columns must be an array of column names");
+    return cancellable(signal, (abort) => this.#handle.readRowGroup(i, columns, abort));
+  }
+
+  /** Row `i`, reading its row group (the last one read is kept, so rows in order cost one read per group). */
+  async row(i, { signal } = {}) {
+    return cancellable(signal, (abort) => this.#handle.row(i, abort));
+  }
+
+  /** Every row in order, a row group at a time (only `columns` when given). */
+  async *rows({ columns, signal } = {}) {
+    for (let g = 0; g < this.#groups.length; g++) yield* await this.readRowGroup(g, { columns, signal });
   }
 }
 

@@ -4,14 +4,16 @@
 //!
 //! Thin on purpose, as the core's: every answer comes from
 //! [`AtriaCache`] and [`Split`]; this module moves values across the
-//! boundary. The facade `js/src/atria.js` wraps the two classes exported
-//! here: `AtriaCacheHandle` and `AtriaSplitHandle`.
+//! boundary. The facade `js/src/atria.js` wraps the classes exported
+//! here: `AtriaCacheHandle`, `AtriaSplitHandle` and `ParquetHandle`.
 //!
 //! | File | What crosses |
 //! |---|---|
 //! | `atria/store.rs` | one Atria [`Store`](crate::atria::Store) over a JS object |
 //! | `atria/values.rs` | records, rows, numpy values and pointer checks as JS values |
+//! | `atria/parquet.rs` | `ParquetHandle`: one parquet file by range |
 
+mod parquet;
 mod store;
 mod values;
 

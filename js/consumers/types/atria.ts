@@ -7,6 +7,7 @@ import {
   AtriaCache,
   AtriaError,
   AtriaSplit,
+  ParquetFile,
   type AtriaCheck,
   type AtriaColumn,
   type AtriaDefect,
@@ -132,4 +133,18 @@ export async function atria(bucket: R2BucketLike, listing: R2ListingBucketLike, 
     }
   }
   void new AtriaError("why", "BadPointer");
+
+  // A HuggingFace parquet file by URL, or any source.
+  const parquet: ParquetFile = await ParquetFile.open("https://huggingface.co/datasets/x/resolve/main/train.parquet", { signal });
+  const fromBytes: ParquetFile = await ParquetFile.open(Atlas.fromBytes(bytes));
+  expectType<number>()(parquet.numRows);
+  expectType<readonly number[]>()(fromBytes.rowGroups);
+  expectType<readonly AtriaColumn[]>()(parquet.columns);
+  const group: AtriaRow[] = await parquet.readRowGroup(0, { columns: ["text", "label"], signal });
+  const one: AtriaRow = await parquet.row(3);
+  for await (const row of parquet.rows({ columns: ["text"] })) void row;
+  // @ts-expect-error columns are names
+  await parquet.readRowGroup(0, { columns: [1] });
+  void group;
+  void one;
 }
