@@ -36,7 +36,7 @@ fn replay(target: &str, run: fn(&[u8]) -> Result<()>, input: &Path) -> Result<()
 fn every_crash_found_by_fuzzing_is_now_a_typed_error() {
     for (target, run) in targets::TARGETS {
         for input in files_in(&fuzz_dir().join("regressions").join(target)) {
-            let err = replay(target, run, &input)
+            let err = replay(target, *run, &input)
                 .expect_err(&format!("{target} accepted {}", input.display()));
             assert_ne!(err.code(), "Internal", "{}: {err}", input.display());
         }
@@ -53,7 +53,7 @@ fn the_committed_corpus_replays_without_a_panic() {
             inputs.len()
         );
         for input in &inputs {
-            if let Err(err) = replay(target, run, input) {
+            if let Err(err) = replay(target, *run, input) {
                 assert_ne!(err.code(), "Internal", "{}: {err}", input.display());
             }
         }

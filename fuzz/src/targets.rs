@@ -178,10 +178,28 @@ fn keep_first(first: &mut Result<()>, next: Result<()>) {
 pub type Target = fn(&[u8]) -> Result<()>;
 
 /// Every target by name, for replaying saved inputs.
-pub const TARGETS: [(&str, Target); 5] = [
+pub const TARGETS: &[(&str, Target)] = &[
     ("collection_footer", collection_footer),
     ("segment_footer", segment_footer),
     ("mask", mask),
     ("block_decode", block_decode),
     ("open_and_read", open_and_read),
+    #[cfg(feature = "atria")]
+    ("parquet_read", parquet_read),
 ];
+
+/// Opens the input as a parquet file (`atlas_wasm::atria::parquet`) and
+/// reads every row group, every column.
+#[cfg(feature = "atria")]
+pub fn parquet_read(data: &[u8]) -> Result<()> {
+    use atlas_wasm::atria::parquet::ParquetFile;
+    let source: Arc<dyn ByteSource> = Arc::new(MemorySource::new(data.to_vec()));
+    futures_executor::block_on(async {
+        let file = ParquetFile::open_with_budget(source, BUDGET).await?;
+        let _ = (file.num_rows(), file.columns(), file.row_group_rows());
+        for group in 0..file.row_groups() {
+            file.read_row_group(group, None).await?;
+        }
+        Ok(())
+    })
+}
