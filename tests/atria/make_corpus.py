@@ -437,3 +437,9 @@ def main():
 
 if __name__ == "__main__":
     main()
+    # deltalake's native runtime can abort the interpreter's shutdown
+    # ("terminate called without an active exception", seen in a full test
+    # run) after everything is written: leave without the finalisers.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
