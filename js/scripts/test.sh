@@ -34,6 +34,7 @@ fi
 # when its generator changed. ATLAS_ATRIA_CORPUS names another place for it.
 export ATLAS_ATRIA_CORPUS="${ATLAS_ATRIA_CORPUS:-$root/target/atria-corpus}"
 if [ ! "$ATLAS_ATRIA_CORPUS/expected.json" -nt "$root/tests/atria/make_corpus.py" ] ||
+   [ ! "$ATLAS_ATRIA_CORPUS/parquet/expected.json" -nt "$root/tests/atria/make_parquet.py" ] ||
    [ ! "$ATLAS_ATRIA_CORPUS/expected.json" -nt "$root/tests/atria/requirements.txt" ]; then
   step "writing the Atria corpus into $ATLAS_ATRIA_CORPUS"
   bash "$root/tests/atria/make_corpus.sh" "$ATLAS_ATRIA_CORPUS"

@@ -6,6 +6,20 @@ set -euo pipefail
 www="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$www/scripts/prepare.sh"
 command -v chromium >/dev/null || bash "$www/../scripts/setup.sh" browser
+# An Atria cache imported by `atlas import-atria` (issue 12: "the dashboard
+# opens the result"): the Delta config of the Atria corpus (written by
+# js/scripts/test.sh, or here), through the `atlas` binary `cargo test
+# --all-features` builds.
+root="$(cd "$www/.." && pwd)"
+target="${CARGO_TARGET_DIR:-$root/target}"
+corpus="${ATLAS_ATRIA_CORPUS:-$target/atria-corpus}"
+[ -f "$corpus/expected.json" ] || bash "$root/tests/atria/make_corpus.sh" "$corpus"
+printf '\n== www: atlas import-atria of the Atria corpus (%ss)\n' "$SECONDS"
+cargo build --quiet --manifest-path "$root/Cargo.toml" --all-features --bin atlas
+export ATLAS_WWW_ATRIA="$target/www-atria"
+rm -rf "$ATLAS_WWW_ATRIA"
+"$target/debug/atlas" import-atria "$corpus/docs_delta" "$ATLAS_WWW_ATRIA" --json > "$ATLAS_WWW_ATRIA.json"
+
 printf '\n== www: node --test in headless Chromium (%ss)\n' "$SECONDS"
 cd "$www"
 node --test --test-concurrency=1 test/

@@ -16,6 +16,8 @@ import { startServer } from "../../js/test/server.mjs";
 import { SAMPLES, WWW, serveDashboard } from "../scripts/serve.mjs";
 
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
+/** The Delta config of the Atria corpus, imported by www/scripts/test.sh (issue 12). */
+const ATRIA = process.env.ATLAS_WWW_ATRIA;
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
 const WAIT = { timeout: 20_000 };
 /** Screenshots the docs show (docs/dashboard.md): one panel each, small PNGs. */
@@ -46,6 +48,8 @@ before(async () => {
   // The second origin serves the ocean sample and a file that is no collection.
   scratch = mkdtempSync(join(tmpdir(), "atlas-www-"));
   symlinkSync(join(SAMPLES, "ocean"), join(scratch, "ocean"));
+  // An Atria cache as `atlas import-atria` wrote it (www/scripts/test.sh).
+  if (ATRIA) symlinkSync(ATRIA, join(scratch, "atria"));
   mkdirSync(join(scratch, "junk"));
   writeFileSync(join(scratch, "junk", "data.atlas"), Buffer.alloc(200_000, "not an atlas collection "));
   site = await serveDashboard();
@@ -591,6 +595,32 @@ describe("the dashboard", () => {
     // Reads went through the Blob source, which the meter counts like requests.
     assert.ok((await page.evaluate(() => window.dashboard.meter.requests)) >= 2);
     await docShot(page, "file-picker", "main");
+  });
+
+  it("opens a collection `atlas import-atria` made from an Atria cache", async (t) => {
+    assert.ok(ATRIA, "www/scripts/test.sh imports the Atria corpus and sets ATLAS_WWW_ATRIA");
+    const summary = JSON.parse(readFileSync(`${ATRIA}.json`, "utf8"));
+    const train = summary.splits.find((s) => s.split === "train");
+    const atlas = await Atlas.open({ data: Atlas.fromBytes(readFileSync(join(ATRIA, "train", "data.atlas"))) });
+    const labelled = Object.values(await atlas.attributesByDataset(null, "label")).filter((v) => Number(v) === 1).length;
+    const page = await newPage(t, `?url=${other.url}/atria/train`);
+    const count = train.written.length;
+    assert.equal(await rowCount(page, count), `${count} of ${count} datasets`);
+    const names = await page.evaluate(() => window.dashboard.atlas.listDatasets());
+    assert.deepEqual([...names].sort(), [...train.written].sort(), "one dataset per sample, named by its key");
+    await page.fill("#attr-filter", "label=1");
+    await rowCount(page, labelled);
+    await page.fill("#attr-filter", "");
+    // A sample with a non-ASCII key: its image bytes as an array of its own.
+    const key = train.written.find((n) => n.includes("échantillon"));
+    await page.fill("#name-filter", key);
+    await rowCount(page, 1);
+    await page.click(`.row[data-name="${key}"]`);
+    await page.waitForFunction((name) => document.querySelector(".ds-head h2")?.textContent === name, key, WAIT);
+    const image = (await atlas.dataset(key).read("image")).data;
+    const drawn = await page.evaluate(async (name) => Array.from((await window.dashboard.atlas.dataset(name).read("image")).data), key);
+    assert.deepEqual(drawn, Array.from(image));
+    atlas.close();
   });
 
   it("runs under Vite's dev server with no atlas-specific config", async (t) => {
