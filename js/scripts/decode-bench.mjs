@@ -23,13 +23,13 @@ const total = blocks.reduce((sum, b) => sum + b.size, 0);
 
 let checksum = 0;
 for (const { bytes, size } of blocks) {
-  const out = glue.decodeBlock("zstd", bytes, size);
+  const out = glue.decodeBlock("zstd", bytes, size, size);
   for (let i = 0; i < out.length; i += 64) checksum = (checksum * 31 + out[i]) >>> 0;
 }
 let best = Infinity;
 for (let pass = 0; pass < 3; pass++) {
   const started = performance.now();
-  for (const { bytes, size } of blocks) glue.decodeBlock("zstd", bytes, size);
+  for (const { bytes, size } of blocks) glue.decodeBlock("zstd", bytes, size, size);
   best = Math.min(best, (performance.now() - started) / 1000);
 }
 console.log(
