@@ -30,6 +30,13 @@ const bits = (number) => {
   return view.getBigUint64(0).toString(16).padStart(16, "0");
 };
 
+/** The reads an open takes: one tail read of 64 KiB, and the rest of a longer footer. */
+function footerReads(name) {
+  const bytes = readFileSync(join(CORPUS, "parquet", `${name}.parquet`));
+  const metadata = bytes.readUInt32LE(bytes.length - 8);
+  return metadata + 8 <= 64 * 1024 ? 1 : 2;
+}
+
 /** Asserts `value` (as the entry answers it) is what make_parquet.py wrote (see its docstring). */
 function same(value, want, at) {
   if (want === null) return assert.equal(value, null, at);
@@ -53,7 +60,7 @@ describe("ParquetFile over HTTP", () => {
     it(`${name}: every row equal to pyarrow's, by readRowGroup, rows() and row()`, async () => {
       server.reset();
       const file = await ParquetFile.open(url(name));
-      assert.equal(gets().length, 1, "the footer in one read");
+      assert.equal(gets().length, footerReads(name), "the footer in one read (two past 64 KiB)");
       assert.equal(file.numRows, want.num_rows);
       assert.deepEqual(file.rowGroups, want.row_groups);
       assert.deepEqual(file.columns.map((c) => c.name), want.columns);
