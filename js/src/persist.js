@@ -131,10 +131,12 @@ function done(request) {
 
 function memoryBackend() {
   const entries = new Map();
+  // No copies here: `keep` hands over a copy of its own, and `lookup` copies
+  // out of what it gets.
   return {
     kind: "memory",
-    get: async (url) => entries.get(url)?.slice(),
-    put: async (url, bytes) => void entries.set(url, bytes.slice()),
+    get: async (url) => entries.get(url),
+    put: async (url, bytes) => void entries.set(url, bytes),
     delete: async (url) => void entries.delete(url),
     keys: async () => [...entries.keys()],
   };
@@ -263,8 +265,9 @@ class Kept {
 
   /** The entries that cover `start..end`, left to right, or undefined. */
   #cover(key, etag, start, end) {
-    const exact = this.#entries.get(urlOf(key, etag, start, end));
-    if (exact) return [{ url: urlOf(key, etag, start, end), entry: exact, from: start, to: end }];
+    const exactUrl = urlOf(key, etag, start, end);
+    const exact = this.#entries.get(exactUrl);
+    if (exact) return [{ url: exactUrl, entry: exact, from: start, to: end }];
     const version = versionOf(key, etag);
     const candidates = [];
     for (const [url, entry] of this.#entries) {

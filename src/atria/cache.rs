@@ -361,7 +361,25 @@ impl Split {
     /// [`Error::BadPointer`]; a row without the field is
     /// [`Error::NotFound`].
     pub async fn content(&self, index: u64, field: &str) -> Result<Vec<u8>> {
-        let found = self.find(index, field).await?;
+        let row = self.row(index).await?;
+        self.bytes_of(self.find(&row, index, field).await?, index, field)
+    }
+
+    /// [`content`](Self::content) of `row` (row `index`, already read) and
+    /// its [`Check`], from one resolution: for a caller that wants both, as
+    /// `atlas import-atria` does.
+    pub async fn content_and_check(
+        &self,
+        row: &Value,
+        index: u64,
+        field: &str,
+    ) -> Result<(Vec<u8>, Check)> {
+        let found = self.find(row, index, field).await?;
+        let check = found.check.clone();
+        Ok((self.bytes_of(found, index, field)?, check))
+    }
+
+    fn bytes_of(&self, found: Found, index: u64, field: &str) -> Result<Vec<u8>> {
         match found.bytes {
             Some(bytes) => Ok(bytes),
             None => {
@@ -379,7 +397,8 @@ impl Split {
     /// What [`content`](Self::content) would find, without failing on a
     /// pointer that is neither verified nor recovered.
     pub async fn check(&self, index: u64, field: &str) -> Result<Check> {
-        Ok(self.find(index, field).await?.check)
+        let row = self.row(index).await?;
+        Ok(self.find(&row, index, field).await?.check)
     }
 
     /// Every row in order (each row group read once).
@@ -390,8 +409,7 @@ impl Split {
         }
     }
 
-    async fn find(&self, index: u64, field: &str) -> Result<Found> {
-        let row = self.row(index).await?;
+    async fn find(&self, row: &Value, index: u64, field: &str) -> Result<Found> {
         let inline = |bytes: Vec<u8>| Found {
             bytes: Some(bytes),
             check: Check {
@@ -443,11 +461,7 @@ impl Split {
                     ))
                 })?;
             let expected = format!("{key}.{field}");
-            let (bytes, check) = match self.shards.content(&path, &expected).await {
-                Ok(content) => (Some(content.bytes), content.check),
-                Err(Error::BadPointer(_)) => (None, self.shards.check(&path, &expected).await?),
-                Err(e) => return Err(e),
-            };
+            let (bytes, check) = self.shards.resolve(&path, &expected).await?;
             return Ok(Found { bytes, check });
         }
         self.data_file(&path).await

@@ -114,7 +114,12 @@ impl TarShards {
         self.indexes.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    async fn resolve(&self, pointer: &str, expected: &str) -> Result<(Option<Vec<u8>>, Check)> {
+    /// The member's bytes when verified or recovered, and what was found.
+    pub(crate) async fn resolve(
+        &self,
+        pointer: &str,
+        expected: &str,
+    ) -> Result<(Option<Vec<u8>>, Check)> {
         let p = Pointer::parse(pointer)?;
         let mut check = Check {
             pointer: pointer.to_string(),

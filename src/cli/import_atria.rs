@@ -177,11 +177,8 @@ fn import_sample(
     // Content first: a bad pointer skips the sample before anything is written.
     let mut contents = Vec::new();
     for field in fields {
-        match block_on(split.content(index, field)) {
-            Ok(bytes) => {
-                let check = block_on(split.check(index, field))?;
-                contents.push((field.clone(), bytes, check));
-            }
+        match block_on(split.content_and_check(row, index, field)) {
+            Ok((bytes, check)) => contents.push((field.clone(), bytes, check)),
             // A null file path: the sample has no such content.
             Err(Error::NotFound(_))
                 if matches!(row.get(&format!("{field}__file_path")), Some(Value::Nil)) => {}

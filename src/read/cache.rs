@@ -79,26 +79,24 @@ impl BlockCache {
     /// Keeps `bytes` (the start of the block when `rest`, its compressed
     /// form, is given), unless the cache already holds more of it.
     pub(crate) fn insert(&self, key: BlockKey, bytes: Block, rest: Option<CompressedBlock>) {
+        let mut state = self.lock();
+        if state
+            .entries
+            .get(&key)
+            .is_some_and(|old| old.bytes.len() >= bytes.len())
+        {
+            return;
+        }
+        state.clock += 1;
         let entry = Entry {
             bytes,
             rest,
-            last_used: 0,
+            last_used: state.clock,
         };
         let size = entry.size();
         if size > self.capacity {
             return;
         }
-        let mut state = self.lock();
-        if let Some(old) = state.entries.get(&key) {
-            if old.bytes.len() >= entry.bytes.len() {
-                return;
-            }
-        }
-        state.clock += 1;
-        let entry = Entry {
-            last_used: state.clock,
-            ..entry
-        };
         if let Some(old) = state.entries.insert(key, entry) {
             state.held -= old.size();
         }

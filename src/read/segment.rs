@@ -162,21 +162,21 @@ impl Segment {
             for &(id, wanted) in wants {
                 let key: BlockKey = (self.variable, id);
                 let wanted = wanted.min(self.blocks[id as usize].uncompressed_size);
-                match inner.cache.get(key, wanted) {
-                    Lookup::Hit(bytes) => {
+                let pending = loading.get(&key).cloned();
+                match (inner.cache.get(key, wanted), pending) {
+                    (Lookup::Hit(bytes), _) => {
                         ready.insert(id, bytes);
                     }
-                    _ if loading.get(&key).is_some_and(|(w, _)| *w >= wanted) => {
-                        waits.insert(id, loading[&key].1.clone());
+                    (_, Some((loads, shared))) if loads >= wanted => {
+                        waits.insert(id, shared);
                     }
-                    _ if loading.contains_key(&key) => {
-                        let shorter = loading[&key].1.clone();
+                    (_, Some((_, shorter))) => {
                         waits.insert(id, self.load_after(inner, shorter, id));
                     }
                     // The second read into a block decodes it whole, so
                     // reading a block's chunks one by one decodes it at
                     // most twice, not once per chunk.
-                    Lookup::Partial(compressed) => {
+                    (Lookup::Partial(compressed), None) => {
                         let whole = compressed.uncompressed_size;
                         let fetch: SourceFuture<'static, GroupBytes> =
                             Box::pin(ready_group(compressed));
@@ -184,7 +184,7 @@ impl Segment {
                         loading.insert(key, (whole, shared.clone()));
                         waits.insert(id, shared);
                     }
-                    Lookup::Miss => missing.push((&self.blocks[id as usize], wanted)),
+                    (Lookup::Miss, None) => missing.push((&self.blocks[id as usize], wanted)),
                 }
             }
             // Callers list blocks by id or in first use, which is file

@@ -22,7 +22,6 @@ use std::rc::Rc;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-use super::convert::object;
 use super::task;
 use crate::atria::{AtriaCache, Split};
 use crate::error::{Error, Result};
@@ -155,16 +154,12 @@ impl AtriaSplitHandle {
     /// `[{name, type}]`.
     #[wasm_bindgen(getter)]
     pub fn columns(&self) -> Vec<JsValue> {
-        self.split
-            .columns()
-            .iter()
-            .map(|c| {
-                object(&[
-                    ("name", c.name.as_str().into()),
-                    ("type", c.data_type.as_str().into()),
-                ])
-            })
-            .collect()
+        let columns = self.split.columns();
+        values::columns(
+            columns
+                .iter()
+                .map(|c| (c.name.as_str(), c.data_type.as_str())),
+        )
     }
 
     /// Row `i` as a plain object.

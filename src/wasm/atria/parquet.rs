@@ -9,7 +9,6 @@ use wasm_bindgen::prelude::*;
 
 use super::{index, spawn, values};
 use crate::atria::parquet::ParquetFile;
-use crate::wasm::convert::object;
 use crate::wasm::{JsByteSource, JsSource};
 
 /// One open parquet file: its footer read, row groups read on demand.
@@ -42,16 +41,12 @@ impl ParquetHandle {
     /// `[{name, type}]`: the top-level fields.
     #[wasm_bindgen(getter)]
     pub fn columns(&self) -> Vec<JsValue> {
-        self.file
-            .columns()
-            .iter()
-            .map(|c| {
-                object(&[
-                    ("name", c.name.as_str().into()),
-                    ("type", c.type_name.as_str().into()),
-                ])
-            })
-            .collect()
+        let columns = self.file.columns();
+        values::columns(
+            columns
+                .iter()
+                .map(|c| (c.name.as_str(), c.type_name.as_str())),
+        )
     }
 
     /// The rows in each row group.

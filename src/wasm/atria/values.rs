@@ -50,6 +50,13 @@ fn map(entries: Vec<(Value, Value)>) -> JsValue {
     out.into()
 }
 
+/// `[{name, type}]` from `(name, type)` pairs: a split's or a parquet file's columns.
+pub(crate) fn columns<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Vec<JsValue> {
+    pairs
+        .map(|(name, kind)| object(&[("name", name.into()), ("type", kind.into())]))
+        .collect()
+}
+
 /// `{pointer, ok, defect, recovered, member}`; `defect` is null or
 /// `{kind, message, …what was found}`, `member` null or `{shard, name, offset, size}`.
 pub(crate) fn check(check: Check) -> JsValue {
