@@ -8,9 +8,11 @@
 # Makes 1,000 NetCDF files of float32 [90, 180] temperature fields, turns them
 # into a collection with atlas-python's `atlas create`, extracts its zstd
 # blocks (benches/decode/native, which also times the native
-# decoders), then for each option builds the wasm module, runs wasm-opt from
-# npm's binaryen and times `decodeBlock` in Node. Needs clang (libzstd for
-# wasm32), atlas-python, `npm ci` in js/. Results: $work/results.jsonl.
+# decoders), then for each option builds the decode module (feature
+# `decode-module`: `decodeBlock` alone, the decoder the npm package's decode
+# pool runs), runs wasm-opt from npm's binaryen and times `decodeBlock` in
+# Node. Needs clang (libzstd for wasm32), atlas-python, `npm ci` in js/.
+# Results: $work/results.jsonl.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
@@ -28,17 +30,16 @@ fi
 echo "== native: extracting the blocks, timing ruzstd and libzstd" >&2
 cargo run --release --quiet --manifest-path benches/decode/native/Cargo.toml -- "$work/atlas" temperature "$work/blocks" | tee "$work/results.jsonl"
 
-# name | cargo arguments | wasm-opt levels
+# name | cargo arguments | wasm-opt levels. `libzstd-3` is the decode module
+# as js/scripts/build.sh builds it (profile wasm-decode); `libzstd-z` is
+# libzstd as the core module carries it.
+z='--config profile.wasm-release.opt-level="z"'
 options=(
-  "ruzstd-z|--config profile.wasm-release.opt-level=\"z\"|-Oz -Os -O3"
-  "ruzstd-3|--config profile.wasm-release.opt-level=3|-O3 -Oz"
-  "libzstd-3|--features libzstd --config profile.wasm-release.opt-level=3|-O3 -Oz"
-  "libzstd-z-c3|--features libzstd --config profile.wasm-release.opt-level=\"z\" --config profile.wasm-release.package.zstd-sys.opt-level=3|-Oz -O3"
-  "ruzstd-tuned|--config profile.wasm-release.opt-level=\"z\" --config profile.wasm-release.package.ruzstd.opt-level=3|-Oz -O3"
-  "libzstd-z|--features libzstd --config profile.wasm-release.opt-level=\"z\"|-Oz"
-  "libzstd-s|--features libzstd --config profile.wasm-release.opt-level=\"s\"|-Os -O3"
-  "ruzstd-s|--config profile.wasm-release.opt-level=\"s\"|-Os -Oz"
-  "ruzstd-2|--config profile.wasm-release.opt-level=2|-O3"
+  "ruzstd-z|$z|-Oz -O3"
+  "ruzstd-3|--config profile.wasm-release.opt-level=3|-O3"
+  "libzstd-z|--features libzstd $z|-Oz -O3"
+  "libzstd-z-c3|--features libzstd $z --config profile.wasm-release.package.zstd-sys.opt-level=3|-O3"
+  "libzstd-3|--features libzstd --config profile.wasm-release.opt-level=3 --config profile.wasm-release.package.zstd-sys.opt-level=3|-O3 -Oz"
 )
 wanted="${ATLAS_BENCH_OPTIONS:-}"
 features=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
@@ -49,15 +50,15 @@ for option in "${options[@]}"; do
   [ -z "$wanted" ] || [[ " $wanted " == *" $name "* ]] || continue
   echo "== $name: cargo build $cargo_args" >&2
   # shellcheck disable=SC2086 # the arguments are split on purpose
-  cargo build --quiet --lib --target wasm32-unknown-unknown --profile wasm-release $cargo_args
+  cargo build --quiet --lib --target wasm32-unknown-unknown --profile wasm-release --features decode-module $cargo_args
   out="$work/wasm/$name"
   rm -rf "$out" && mkdir -p "$out"
-  wasm-bindgen --target web --out-dir "$out" --out-name atlas_wasm \
+  wasm-bindgen --target web --out-dir "$out" --out-name atlas_decode \
     "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm.wasm"
-  mv "$out/atlas_wasm_bg.wasm" "$out/unoptimised.wasm"
+  mv "$out/atlas_decode_bg.wasm" "$out/unoptimised.wasm"
   for level in $levels; do
     converge=(); [ "$level" = -O3 ] || converge=(--converge)
-    "$wasm_opt" "$level" "${converge[@]}" "${features[@]}" "$out/unoptimised.wasm" -o "$out/atlas_wasm_bg.wasm"
+    "$wasm_opt" "$level" "${converge[@]}" "${features[@]}" "$out/unoptimised.wasm" -o "$out/atlas_decode_bg.wasm"
     node js/scripts/decode-bench.mjs "$out" "$work/blocks" "wasm $name, wasm-opt $level" | tee -a "$work/results.jsonl"
   done
 done

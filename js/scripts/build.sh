@@ -58,6 +58,19 @@ if [ "$gz" -gt $((150 * 1024)) ]; then
   exit 1
 fi
 
+# The decode module: only `decodeBlock`, for the decode pool, built for speed
+# (profile wasm-decode, opt-level 3; docs/benchmarks.md, "The decode module").
+# Not budgeted: it loads on a read's first block, not at open.
+CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=crates --remap-path-prefix=$root=atlas-wasm" \
+  cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-decode --features decode-module,libzstd
+wasm-bindgen --target web --out-dir "$js/pkg/decode" --out-name atlas_decode \
+  "$target/wasm32-unknown-unknown/wasm-decode/atlas_wasm.wasm"
+"$wasm_opt" -O3 "${wasm_opt_flags[@]:2}" "$js/pkg/decode/atlas_decode_bg.wasm" -o "$js/dist/atlas_decode_bg.wasm"
+cp "$js/pkg/decode/atlas_decode.js" "$js/dist/"
+raw=$(wc -c < "$js/dist/atlas_decode_bg.wasm")
+gz=$(gzip -9 -c "$js/dist/atlas_decode_bg.wasm" | wc -c)
+echo "atlas_decode_bg.wasm (the decode pool's): $raw bytes, $gz bytes gzip -9 ($(( (gz + 1023) / 1024 )) KiB)"
+
 # The Atria module. Cargo writes both builds to the same atlas_wasm.wasm, so
 # each is taken through wasm-bindgen before the next is built.
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=crates --remap-path-prefix=$root=atlas-wasm" \

@@ -20,21 +20,30 @@ let initialise = () => {
   throw new AtlasError("import atlas-wasm through its package entry, which loads the wasm module", "InvalidArgument");
 };
 let ready;
-let compiled; // the WebAssembly.Module, for decode workers
-let workers = {}; // the runtime's {spawn, cores}; no spawn: decode inline
+let runtime = {}; // {spawn?, cores?, decoder?}: no decoder (workerd), the core decodes every block
+let decoder; // the decode module, loaded once per process
+
+/** Loads the decode module once (a failure is retried by a later pool). */
+function loadDecoder() {
+  decoder ??= runtime.decoder().catch((error) => {
+    decoder = undefined;
+    throw error;
+  });
+  return decoder;
+}
 
 /**
- * Called once by the runtime entry with its way of loading the module
- * (resolving to the compiled module) and of starting decode workers.
+ * Called once by the runtime entry with its way of initialising the core
+ * module, and of loading the decode module and starting decode workers.
  */
-export function bindInit(init, decodeWorkers = {}) {
+export function bindInit(init, decoding = {}) {
   initialise = init;
-  workers = decodeWorkers;
+  runtime = decoding;
 }
 
 function start() {
   ready ??= (async () => {
-    compiled = await initialise();
+    await initialise();
     setErrorClass(AtlasError);
     setDriver(drive);
   })().catch((error) => {
@@ -136,7 +145,7 @@ export class Atlas {
   }
 
   dataset(name) {
-    return new Dataset(this.#open().dataset(text(name, "a dataset name")), this.#data);
+    return new Dataset(this.#open().dataset(text(name, "a dataset name")), this.#data, this.#pool);
   }
 
   async arrayStats(array, { signal } = {}) {
@@ -169,6 +178,7 @@ export class Atlas {
     expect(datasets === undefined || (Array.isArray(datasets) && datasets.every((d) => typeof d === "string")), "datasets must be an array of dataset names");
     const abort = abortOf(signal);
     const reporter = progressReporter(onProgress, this.#data);
+    this.#pool?.prepare();
     try {
       return await this.#open().readAcross(text(array, "an array name"), datasets, axes(start, "start"), axes(shape, "shape"), skip, abort?.promise, reporter);
     } finally {
@@ -246,11 +256,13 @@ export class Atlas {
 export class Dataset {
   #handle;
   #data;
+  #pool;
 
   /** @internal Use `atlas.dataset(name)`. */
-  constructor(handle, data) {
+  constructor(handle, data, pool) {
     this.#handle = handle;
     this.#data = data;
+    this.#pool = pool;
   }
 
   get name() {
@@ -297,6 +309,7 @@ export class Dataset {
     expect(onProgress === undefined || typeof onProgress === "function", "onProgress must be a function");
     const abort = abortOf(signal);
     const reporter = progressReporter(onProgress, this.#data);
+    this.#pool?.prepare();
     try {
       return await this.#handle.read(text(array, "an array name"), axes(start, "start"), axes(shape, "shape"), abort?.promise, reporter);
     } finally {
@@ -339,12 +352,11 @@ function sourcesOf(target, options, kept) {
   return { data: toSource(data, "data"), mask: target.mask == null ? undefined : toSource(keeping(target.mask, "mask"), "mask") };
 }
 
-/** The decode pool `decodeWorkers` asks for, or none (0, or no workers here). */
+/** The decode pool with `decodeWorkers` workers, or none where there is no decode module (workerd). */
 function decodePool(count) {
   expect(count === undefined || (Number.isInteger(count) && count >= 0), "decodeWorkers must be a whole number >= 0");
-  const size = count ?? defaultWorkers(workers.cores);
-  if (size === 0 || !workers.spawn || !compiled) return undefined;
-  return new DecodePool(compiled, size, workers.spawn);
+  if (!runtime.decoder) return undefined;
+  return new DecodePool(count ?? defaultWorkers(runtime.cores), { spawn: runtime.spawn, decoder: loadDecoder });
 }
 
 /** Runs `call(abortPromise)`, a handle call that `signal` may cut short. */

@@ -1,20 +1,30 @@
-// Browsers and bundlers: the module is fetched from beside this file and
-// compiled here, so that decode workers get the same compiled module.
+// Browsers and bundlers: the modules are fetched from beside this file and
+// compiled here, so that decode workers get the compiled decode module.
+import { decodeBlock, initSync as initDecoder } from "./atlas_decode.js";
 import init from "./atlas_wasm.js";
 import { bindInit } from "./atlas.js";
 import { webWorker } from "./pool.js";
 
+/** `new URL(…, import.meta.url)` spelled out at each call: bundlers follow that form. */
+const compile = (url) =>
+  WebAssembly.compileStreaming(fetch(url)).catch(async () =>
+    // A server that does not say application/wasm: compile from bytes.
+    WebAssembly.compile(await (await fetch(url)).arrayBuffer()),
+  );
+
 bindInit(
   async () => {
-    const url = new URL("./atlas_wasm_bg.wasm", import.meta.url);
-    const module = await WebAssembly.compileStreaming(fetch(url)).catch(async () =>
-      // A server that does not say application/wasm: compile from bytes.
-      WebAssembly.compile(await (await fetch(url)).arrayBuffer()),
-    );
-    await init({ module_or_path: module });
-    return module;
+    await init({ module_or_path: await compile(new URL("./atlas_wasm_bg.wasm", import.meta.url)) });
   },
-  { spawn: typeof Worker === "function" ? webWorker : undefined, cores: globalThis.navigator?.hardwareConcurrency },
+  {
+    spawn: typeof Worker === "function" ? webWorker : undefined,
+    cores: globalThis.navigator?.hardwareConcurrency,
+    decoder: async () => {
+      const module = await compile(new URL("./atlas_decode_bg.wasm", import.meta.url));
+      initDecoder({ module });
+      return { module, decodeBlock };
+    },
+  },
 );
 
 export { Atlas, Dataset } from "./atlas.js";

@@ -1,10 +1,10 @@
 /**
  * What a decode worker does, whatever the runtime: the first message brings
- * the compiled module (answered with `{ready: true}` once instantiated), every
+ * the compiled decode module (answered with `{ready: true}` once instantiated), every
  * later one a block to decode with `decodeBlock` of the worker's own
  * instance. Answers carry the job's id.
  */
-import { decodeBlock, initSync } from "./atlas_wasm.js";
+import { decodeBlock, initSync } from "./atlas_decode.js";
 
 export function serve(receive, send) {
   receive((message) => {
@@ -15,7 +15,8 @@ export function serve(receive, send) {
     }
     const { id, codec, bytes, uncompressedSize, wanted } = message;
     try {
-      const out = decodeBlock(codec, bytes, uncompressedSize, wanted ?? uncompressedSize);
+      // A view of the module's memory: copied into a buffer that can be transferred.
+      const out = decodeBlock(codec, bytes, uncompressedSize, wanted ?? uncompressedSize).slice();
       send({ id, bytes: out }, [out.buffer]);
     } catch (error) {
       send({ id, error: { message: String(error?.message ?? error), code: error?.code ?? "Io" } });

@@ -1,59 +1,75 @@
 /**
- * The decode pool: zstd and lz4 blocks decoded on workers, so a read across
- * many datasets uses every core. Each worker instantiates the same compiled
- * `WebAssembly.Module` (compiled once, posted to it) and answers
- * `decodeBlock`; compressed bytes go in and decoded bytes come out as
+ * The decode pool: zstd and lz4 blocks decoded by the decode module
+ * (`atlas_decode_bg.wasm`: only `decodeBlock`, built for speed, about 3x
+ * smaller than the core; docs/benchmarks.md, "The decode module") on
+ * workers and on the calling thread, so a read across many datasets uses
+ * every core. Each worker instantiates the same compiled module (compiled
+ * once, posted to it); compressed bytes go in and decoded bytes come out as
  * transferred buffers, so no SharedArrayBuffer (and no COOP/COEP) is needed.
  *
- * The wasm side calls `pool.decode(codec, bytes, uncompressedSize, wanted)` for each
- * block (`src/wasm/decoder.rs`) and checks what comes back. Workers start on
- * the first block, not at open, so a catalogue-only session starts none; until
- * one has its module instantiated, `decode` answers `undefined` and the block
- * is decoded on the calling thread, so a short read never waits for a worker
- * to start (about 50 ms in Node, more than decoding one 8 MiB block).
+ * The wasm side calls `pool.decode(codec, bytes, uncompressedSize, wanted)`
+ * for each block (`src/wasm/decoder.rs`) and checks what comes back. A block
+ * goes to the least busy worker; while none is ready (or with none asked
+ * for) it is decoded here by the decode module's own instance. Blocks queue
+ * on busy workers rather than run here: in a page, the calling thread is the
+ * one that draws (on two cores, measured, either way took the same time). Nothing is loaded at
+ * open (a catalogue needs no blocks): the first read starts loading the
+ * decode module, and until it is in, `decode` answers `undefined` and the
+ * core decodes the block itself, so a short read never waits for a module or
+ * a worker to start. A decode module that fails to load leaves every block
+ * to the core.
  */
 import { AtlasError } from "./errors.js";
 
-/** The default size: cores − 1, at most 4. */
+/** The default number of workers: cores − 1, at most 4. */
 export function defaultWorkers(cores) {
   return Math.max(0, Math.min(4, (cores || 1) - 1));
 }
 
 export class DecodePool {
-  #module;
   #size;
   #spawn;
+  #load;
+  #decoder; // {module, decodeBlock} once loaded; null if it failed to
   #workers = [];
   #jobs = new Map();
   #nextId = 0;
   #closed = false;
 
   /**
-   * @param {WebAssembly.Module} module the compiled module, posted to each worker
-   * @param {number} size how many workers at most
-   * @param {(onMessage: Function, onError: Function) => Worker} spawn the runtime's worker
+   * @param {number} size how many workers at most (0: the calling thread only)
+   * @param {{spawn?: (onMessage: Function, onError: Function) => object,
+   *   decoder: () => Promise<{module: WebAssembly.Module, decodeBlock: Function}>}} runtime
+   *   how this runtime starts a worker (none: no workers) and loads the decode module
    */
-  constructor(module, size, spawn) {
-    this.#module = module;
-    this.#size = size;
+  constructor(size, { spawn, decoder }) {
+    this.#size = spawn ? size : 0;
     this.#spawn = spawn;
+    this.#load = decoder;
   }
 
-  /** Decodes one block on a worker (resolves to its bytes), or answers
-   * `undefined` while no worker is ready: the caller decodes it itself. */
+  /** Decodes one block: on a worker (a promise of its bytes), here (its
+   * bytes, a view valid until the next decode: the caller copies them at
+   * once), or not at all while the decode module is not loaded (`undefined`:
+   * the caller decodes it itself). `bytes` is valid only during the call. */
   decode = (codec, bytes, uncompressedSize, wanted) => {
     if (this.#closed) return Promise.reject(closedError());
+    if (!this.#decoder) {
+      this.prepare();
+      return undefined;
+    }
     const worker = this.#pick();
-    if (!worker.ready) return undefined;
+    if (!worker) return this.#decoder.decodeBlock(codec, bytes, uncompressedSize, wanted);
     const id = this.#nextId++;
+    const copy = bytes.slice(); // a buffer of its own, transferred
     return new Promise((resolve, reject) => {
       this.#jobs.set(id, { resolve, reject, worker });
       if (worker.busy++ === 0) worker.ref();
-      worker.post({ id, codec, bytes, uncompressedSize, wanted }, [bytes.buffer]);
+      worker.post({ id, codec, bytes: copy, uncompressedSize, wanted }, [copy.buffer]);
     });
   };
 
-  /** Stops every worker; blocks still being decoded reject. */
+  /** Stops every worker; blocks still being decoded on them reject. */
   close() {
     if (this.#closed) return;
     this.#closed = true;
@@ -63,23 +79,32 @@ export class DecodePool {
     this.#jobs.clear();
   }
 
-  /** The least busy ready worker, or a new one while the pool is short of its size. */
+  /** Starts loading the decode module (a read is coming), once. */
+  prepare() {
+    if (this.#decoder !== undefined) return;
+    this.#decoder = null; // loading; stays null if it fails
+    this.#load().then(
+      (decoder) => {
+        if (!this.#closed) this.#decoder = decoder;
+      },
+      () => {},
+    );
+  }
+
+  /** The least busy ready worker, if any; starts one more while the pool is
+   * short of its size and every ready one is busy. */
   #pick() {
-    const ready = this.#workers.filter((w) => w.ready);
-    let best = ready[0];
-    for (const worker of ready) if (worker.busy < best.busy) best = worker;
-    if (best && (best.busy === 0 || this.#workers.length >= this.#size)) return best;
-    // Workers still starting count towards the size: no second start for them.
-    if (this.#workers.length >= this.#size) return best ?? this.#workers[0];
+    const best = this.#workers.filter((w) => w.ready).reduce((a, w) => (a && a.busy <= w.busy ? a : w), undefined);
+    if ((best && best.busy === 0) || this.#workers.length >= this.#size) return best;
     const worker = this.#spawn(
       (message) => this.#settle(message, worker),
       (error) => this.#lost(worker, error),
     );
     worker.busy = 0;
     worker.ready = false;
-    worker.post({ module: this.#module });
+    worker.post({ module: this.#decoder.module });
     this.#workers.push(worker);
-    return worker;
+    return best;
   }
 
   #settle({ id, bytes, error, ready }, worker) {
@@ -95,7 +120,7 @@ export class DecodePool {
     else job.resolve(bytes);
   }
 
-  /** A worker that died takes its blocks with it; later blocks get a new one. */
+  /** A worker that died takes its block with it; later blocks get a new one. */
   #lost(worker, error) {
     worker.terminate();
     this.#workers = this.#workers.filter((w) => w !== worker);

@@ -64,6 +64,91 @@ async function readUntilBlock(atlas, act) {
   }
 }
 
+// DecodePool alone, with a fake runtime: where each block goes.
+const { DecodePool } = await import(new URL("../node_modules/atlas-wasm/dist/pool.js", import.meta.url).href);
+
+/** A runtime whose decode module loads when `load.resolve()` is called,
+ * and whose workers are objects that record what they are sent. */
+function fakeRuntime() {
+  const workers = [];
+  let resolve, reject;
+  const loading = new Promise((res, rej) => ((resolve = res), (reject = rej)));
+  const runtime = {
+    loads: 0,
+    decoder: () => (runtime.loads++, loading),
+    spawn(onMessage) {
+      const worker = { sent: [], post: (m, transfer) => worker.sent.push({ m, transfer }), terminate() {}, ref() {}, unref() {}, onMessage };
+      workers.push(worker);
+      return worker;
+    },
+  };
+  const decodeBlock = (codec, bytes, size, wanted) => new Uint8Array(wanted).fill(bytes[0]);
+  return { runtime, workers, load: { resolve: () => resolve({ module: "M", decodeBlock }), reject: () => reject(new Error("no module")) } };
+}
+
+describe("DecodePool: where a block goes", () => {
+  const block = () => new Uint8Array([9, 1, 2, 3]);
+
+  it("the core decodes until the decode module is in, then the calling thread with it", async () => {
+    const { runtime, load } = fakeRuntime();
+    const pool = new DecodePool(0, runtime);
+    assert.equal(pool.decode("zstd", block(), 8, 8), undefined);
+    assert.equal(pool.decode("zstd", block(), 8, 8), undefined);
+    assert.equal(runtime.loads, 1, "loaded once");
+    load.resolve();
+    await new Promise((r) => setTimeout(r, 0));
+    assert.deepEqual(pool.decode("zstd", block(), 8, 5), new Uint8Array(5).fill(9));
+  });
+
+  it("prepare() starts loading before the first block", async () => {
+    const { runtime, load } = fakeRuntime();
+    const pool = new DecodePool(0, runtime);
+    pool.prepare();
+    load.resolve();
+    await new Promise((r) => setTimeout(r, 0));
+    assert.ok(pool.decode("zstd", block(), 8, 8) instanceof Uint8Array);
+  });
+
+  it("workers start after the module, take blocks once ready, with a copy of the bytes", async () => {
+    const { runtime, workers, load } = fakeRuntime();
+    const pool = new DecodePool(1, runtime);
+    pool.prepare();
+    load.resolve();
+    await new Promise((r) => setTimeout(r, 0));
+    // Not ready yet: decoded here, and one worker started with the module.
+    assert.ok(pool.decode("zstd", block(), 8, 8) instanceof Uint8Array);
+    assert.equal(workers.length, 1);
+    assert.deepEqual(workers[0].sent[0].m, { module: "M" });
+    workers[0].onMessage({ ready: true });
+    const bytes = block();
+    const answer = pool.decode("lz4", bytes, 8, 6);
+    assert.ok(answer instanceof Promise);
+    const { m, transfer } = workers[0].sent[1];
+    assert.notEqual(m.bytes.buffer, bytes.buffer, "the caller's bytes are not transferred");
+    assert.deepEqual([m.codec, [...m.bytes], m.uncompressedSize, m.wanted, transfer[0]], ["lz4", [9, 1, 2, 3], 8, 6, m.bytes.buffer]);
+    // Busy: the next block queues on it (no second worker past the size).
+    const queued = pool.decode("zstd", block(), 8, 8);
+    assert.ok(queued instanceof Promise);
+    assert.equal(workers.length, 1);
+    workers[0].onMessage({ id: m.id, bytes: new Uint8Array([1, 2, 3, 4, 5, 6]) });
+    assert.deepEqual([...(await answer)], [1, 2, 3, 4, 5, 6]);
+    workers[0].onMessage({ id: workers[0].sent[2].m.id, error: { message: "corrupt collection: bad", code: "CorruptCollection" } });
+    await assert.rejects(queued, (e) => e instanceof AtlasError && e.code === "CorruptCollection");
+    pool.close();
+    await assert.rejects(pool.decode("zstd", block(), 8, 8), (e) => e.code === "InvalidArgument");
+  });
+
+  it("a decode module that fails to load leaves every block to the core", async () => {
+    const { runtime, workers, load } = fakeRuntime();
+    const pool = new DecodePool(2, runtime);
+    pool.prepare();
+    load.reject();
+    await new Promise((r) => setTimeout(r, 0));
+    assert.equal(pool.decode("zstd", block(), 8, 8), undefined);
+    assert.equal(workers.length, 0);
+  });
+});
+
 describe("the decode pool in Node", () => {
   for (const workers of [0, 2]) {
     it(`reads every value like atlas-rust with decodeWorkers ${workers}`, async () => {

@@ -242,7 +242,10 @@ impl Atlas {
             while built < parts.len() && needs[built].iter().all(|id| held.contains_key(id)) {
                 let Part { meta, plan, .. } = &parts[built];
                 match element_width(meta) {
-                    Some(_) => sink.append_le(&meta.dtype, &plan.assemble_le(meta, held)?)?,
+                    Some(_) => match plan.whole_chunk(meta, held)? {
+                        Some(bytes) => sink.append_le(&meta.dtype, bytes)?,
+                        None => sink.append_le(&meta.dtype, &plan.assemble_le(meta, held)?)?,
+                    },
                     None => sink.append(plan.assemble(meta, held)?.data)?,
                 }
                 for id in &needs[built] {

@@ -157,6 +157,9 @@ impl Plan {
             .checked_mul(size as u64)
             .and_then(|n| usize::try_from(n).ok())
             .ok_or_else(|| too_large(window))?;
+        if let Some(bytes) = self.whole_chunk(meta, blocks)? {
+            return Ok(bytes.to_vec());
+        }
         let mut out: Vec<u8> = Vec::new();
         out.try_reserve_exact(total)
             .map_err(|_| too_large(window))?;
@@ -171,6 +174,32 @@ impl Plan {
             }
         }
         Ok(out)
+    }
+
+    /// The answer's bytes as they lie in their block, when one chunk holds
+    /// exactly the window (a whole array stored as one chunk, as atlas-python
+    /// writes small arrays): nothing to assemble, a caller copies them once
+    /// to where they go. `None` for anything else, fixed-width or not.
+    pub(crate) fn whole_chunk<'b>(
+        &self,
+        meta: &ArrayMeta,
+        blocks: &'b HashMap<u32, Block>,
+    ) -> Result<Option<&'b [u8]>> {
+        let ([(coord, address)], Some(size)) = (self.chunks.as_slice(), element_width(meta)) else {
+            return Ok(None);
+        };
+        if coord.iter().any(|&c| c != 0) || self.window.start.iter().any(|&s| s != 0) {
+            return Ok(None);
+        }
+        let from = address.offset as usize;
+        let bytes = &blocks[&address.block_id.0][from..from + address.size as usize];
+        let stored = self
+            .window
+            .stored_dims(meta, coord, bytes.len() as u64, |n| {
+                n.checked_mul(size as u64)
+            })?;
+        // Same origin, same shape: the chunk's C order is the answer's.
+        Ok((stored == self.window.shape).then_some(bytes))
     }
 
     /// Copies every chunk's runs of `size`-byte elements into `out`; answers

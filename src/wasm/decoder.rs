@@ -1,10 +1,12 @@
 //! Block decoding handed to JavaScript: the npm package's decode pool.
 //!
 //! [`JsDecoder`] is the core's [`BlockDecoder`] over a JavaScript function
-//! `(codec, bytes, uncompressedSize, wanted) => Promise<Uint8Array> | undefined`
-//! (`undefined`: decode it here, the pool has no worker ready). The facade's
-//! pool (`js/src/pool.js`) answers it by posting the bytes to a worker, whose
-//! own instance of this module runs [`decode_block`]. What comes back is
+//! `(codec, bytes, uncompressedSize, wanted) => Uint8Array | Promise<Uint8Array> | undefined`.
+//! The facade's pool (`js/src/pool.js`) answers with a promise when it posts
+//! the bytes to a worker, whose instance of the decode module runs
+//! `decodeBlock` (block.rs); with the bytes themselves when it decoded them
+//! on this thread with its own instance; with `undefined` while the decode
+//! module is not loaded: then the block is decoded here. What comes back is
 //! checked here too: a worker is code we did not run.
 
 use std::future::ready;
@@ -15,9 +17,8 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-use super::error::{from_js, to_js};
+use super::error::from_js;
 use crate::error::{Error, Result};
-use crate::format::codec::decompress_prefix;
 use crate::format::segment::CodecId;
 use crate::read::{BlockDecoder, CompressedBlock};
 use crate::source::SourceFuture;
@@ -40,19 +41,28 @@ impl BlockDecoder for JsDecoder {
             // Stored bytes: a copy, not worth a trip to a worker.
             return Box::pin(ready(block.decompress()));
         };
-        // A fresh buffer of exactly the block: the pool transfers it.
-        let bytes = Uint8Array::from(&block.bytes[block.range.clone()]);
         let (size, wanted) = (block.uncompressed_size, block.wanted);
-        let called = self.decode.call4(
-            &JsValue::NULL,
-            &codec.as_str().into(),
-            &bytes,
-            &(size as f64).into(),
-            &(wanted as f64).into(),
-        );
+        let called = {
+            // SAFETY: a view of our memory, used only during this call: the
+            // pool copies it into a worker's buffer or the decode module's
+            // memory, and calls nothing of this module that could allocate.
+            let bytes = unsafe { Uint8Array::view(&block.bytes[block.range.clone()]) };
+            self.decode.call4(
+                &JsValue::NULL,
+                &codec.as_str().into(),
+                &bytes,
+                &(size as f64).into(),
+                &(wanted as f64).into(),
+            )
+        };
         let called = match called {
-            // No worker ready yet: the pool leaves this block to us.
+            // The decode module is not loaded yet: the pool leaves this block to us.
             Ok(answer) if answer.is_undefined() => return Box::pin(ready(block.decompress())),
+            // Decoded on this thread: a view of the decode module's memory,
+            // valid only now, so copied before anything else runs.
+            Ok(answer) if answer.is_instance_of::<Uint8Array>() => {
+                return Box::pin(ready(decoded(answer.unchecked_into(), wanted)))
+            }
             other => other,
         };
         Box::pin(async move {
@@ -61,18 +71,23 @@ impl BlockDecoder for JsDecoder {
                 .dyn_into()
                 .map_err(|_| Error::Io("the decode function returned no promise".into()))?;
             let answer = JsFuture::from(promise).await.map_err(|e| from_worker(&e))?;
-            let decoded: Uint8Array = answer
+            let answer = answer
                 .dyn_into()
                 .map_err(|_| Error::Io("the decode pool answered without bytes".into()))?;
-            if decoded.length() as u64 != wanted {
-                return Err(Error::corrupt(format!(
-                    "a block decoded to {} bytes, {wanted} were asked",
-                    decoded.length()
-                )));
-            }
-            Ok(decoded.to_vec())
+            decoded(answer, wanted)
         })
     }
+}
+
+/// The decoded bytes in our memory, if there are as many as were asked.
+fn decoded(answer: Uint8Array, wanted: u64) -> Result<Vec<u8>> {
+    if answer.length() as u64 != wanted {
+        return Err(Error::corrupt(format!(
+            "a block decoded to {} bytes, {wanted} were asked",
+            answer.length()
+        )));
+    }
+    Ok(answer.to_vec())
 }
 
 /// A worker's error: a corrupt block stays [`Error::CorruptCollection`].
@@ -87,27 +102,4 @@ fn from_worker(thrown: &JsValue) -> Error {
         }
         _ => from_js(thrown, "the decode pool"),
     }
-}
-
-/// Decompresses the first `wanted` bytes of one block of `uncompressedSize`
-/// bytes (`codec` absent: stored as is) and checks their length: what a
-/// decode worker runs.
-#[wasm_bindgen(js_name = decodeBlock)]
-pub fn decode_block(
-    codec: Option<String>,
-    bytes: &[u8],
-    uncompressed_size: f64,
-    wanted: f64,
-) -> std::result::Result<Vec<u8>, JsValue> {
-    let whole = |n: f64| n.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&n);
-    let run = || -> Result<Vec<u8>> {
-        if !(whole(uncompressed_size) && whole(wanted)) {
-            return Err(Error::InvalidArgument(
-                "uncompressedSize and wanted must be whole numbers >= 0".into(),
-            ));
-        }
-        let codec = codec.map_or(CodecId::None, CodecId::Named);
-        decompress_prefix(&codec, bytes, uncompressed_size as u64, wanted as u64)
-    };
-    run().map_err(to_js)
 }

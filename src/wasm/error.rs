@@ -6,6 +6,9 @@
 //! too, and their `code` picks the variant, so "object missing" stays
 //! [`Error::NotFound`] on its way through the core.
 
+// The decode module uses only `to_js`.
+#![cfg_attr(feature = "decode-module", allow(dead_code))]
+
 use std::cell::RefCell;
 
 use js_sys::{Array, Function, Reflect};

@@ -13,23 +13,33 @@
 //! | `task.rs` | abort and progress around one call |
 //! | `convert.rs` | arrays, attributes, statistics, layouts as JS values |
 //! | `handle.rs` | the exported classes |
-//! | `decoder.rs` | blocks out to the decode pool, and `decodeBlock` for its workers |
+//! | `decoder.rs` | blocks out to the decode pool |
+//! | `block.rs` | `decodeBlock`, the decode module's one export |
 
-mod convert;
 mod error;
+
+// The decode module (feature `decode-module`, `atlas_decode_bg.wasm`): only
+// `decodeBlock`, for the pool's workers, built for speed (see block.rs).
+#[cfg(feature = "decode-module")]
+mod block;
+
+#[cfg(not(feature = "decode-module"))]
+mod convert;
+#[cfg(not(feature = "decode-module"))]
 mod source;
+#[cfg(not(feature = "decode-module"))]
 mod task;
+#[cfg(not(feature = "decode-module"))]
+pub use source::{JsByteSource, JsSource};
 
 // The Atria module (`atlas-wasm/atria`, built with feature `atria`) never
 // calls the collection classes: without them it is about half the size.
-#[cfg(not(feature = "atria"))]
+#[cfg(not(any(feature = "atria", feature = "decode-module")))]
 mod decoder;
-#[cfg(not(feature = "atria"))]
+#[cfg(not(any(feature = "atria", feature = "decode-module")))]
 mod handle;
-#[cfg(not(feature = "atria"))]
+#[cfg(not(any(feature = "atria", feature = "decode-module")))]
 pub use handle::{AtlasHandle, DatasetHandle};
 
-#[cfg(feature = "atria")]
+#[cfg(all(feature = "atria", not(feature = "decode-module")))]
 mod atria;
-
-pub use source::{JsByteSource, JsSource};

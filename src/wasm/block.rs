@@ -1,0 +1,51 @@
+//! `decodeBlock`, the one export of the decode module
+//! (`atlas_decode_bg.wasm`, feature `decode-module`): the npm package's
+//! decode workers load only this, built for speed rather than size
+//! (docs/benchmarks.md, "The decode module").
+
+use std::cell::RefCell;
+
+use js_sys::Uint8Array;
+use wasm_bindgen::prelude::*;
+
+use super::error::to_js;
+use crate::error::{Error, Result};
+use crate::format::codec::decompress_prefix;
+use crate::format::segment::CodecId;
+
+thread_local! {
+    /// The last block decoded, which `decodeBlock`'s answer views.
+    static DECODED: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Decompresses the first `wanted` bytes of one block of `uncompressedSize`
+/// bytes (`codec` absent: stored as is) and checks their length. The answer
+/// is a view of this module's memory, valid until the next call: the
+/// caller copies it once, straight to where it goes (a worker: into the
+/// buffer it transfers; the calling thread: into the core's memory).
+#[wasm_bindgen(js_name = decodeBlock)]
+pub fn decode_block(
+    codec: Option<String>,
+    bytes: &[u8],
+    uncompressed_size: f64,
+    wanted: f64,
+) -> std::result::Result<Uint8Array, JsValue> {
+    let whole = |n: f64| n.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&n);
+    let run = || -> Result<Vec<u8>> {
+        if !(whole(uncompressed_size) && whole(wanted)) {
+            return Err(Error::InvalidArgument(
+                "uncompressedSize and wanted must be whole numbers >= 0".into(),
+            ));
+        }
+        let codec = codec.map_or(CodecId::None, CodecId::Named);
+        decompress_prefix(&codec, bytes, uncompressed_size as u64, wanted as u64)
+    };
+    let decoded = run().map_err(to_js)?;
+    DECODED.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        *kept = decoded;
+        // SAFETY: the view is of `kept`, which stays put until the next
+        // call; nothing in this module allocates before the caller copies it.
+        Ok(unsafe { Uint8Array::view(&kept) })
+    })
+}
