@@ -14,7 +14,7 @@
  * on busy workers rather than run here: in a page, the calling thread is the
  * one that draws (on two cores, measured, either way took the same time). Nothing is loaded at
  * open (a catalogue needs no blocks): the first read starts loading the
- * decode module, and until it is in, `decode` answers `undefined` and the
+ * decode module and then a worker, and until the module is in, `decode` answers `undefined` and the
  * core decodes the block itself, so a short read never waits for a module or
  * a worker to start. A decode module that fails to load leaves every block
  * to the core.
@@ -85,7 +85,10 @@ export class DecodePool {
     this.#decoder = null; // loading; stays null if it fails
     this.#load().then(
       (decoder) => {
-        if (!this.#closed) this.#decoder = decoder;
+        if (this.#closed) return;
+        this.#decoder = decoder;
+        // A read is under way: start a worker now, not on its next block.
+        if (this.#size > 0) this.#start();
       },
       () => {},
     );
@@ -96,6 +99,11 @@ export class DecodePool {
   #pick() {
     const best = this.#workers.filter((w) => w.ready).reduce((a, w) => (a && a.busy <= w.busy ? a : w), undefined);
     if ((best && best.busy === 0) || this.#workers.length >= this.#size) return best;
+    this.#start();
+    return best;
+  }
+
+  #start() {
     const worker = this.#spawn(
       (message) => this.#settle(message, worker),
       (error) => this.#lost(worker, error),
@@ -104,7 +112,6 @@ export class DecodePool {
     worker.ready = false;
     worker.post({ module: this.#decoder.module });
     this.#workers.push(worker);
-    return best;
   }
 
   #settle({ id, bytes, error, ready }, worker) {

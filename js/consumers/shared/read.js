@@ -6,15 +6,26 @@
 // a Worker can hand it to the runner, which holds it against the fixture's
 // expected.json (check.mjs). run.sh copies this file into each app.
 export async function readCollection({ Atlas, AtlasError }, target) {
-  const atlas = await Atlas.open(target, { decodeWorkers: 2 });
+  const atlas = await Atlas.open(target, { decodeWorkers: 2, cacheBytes: 0 });
   try {
-    const arrays = {};
-    for (const name of atlas.listDatasets()) {
-      const dataset = atlas.dataset(name);
-      for (const array of dataset.listArrays()) {
-        const read = await dataset.read(array);
-        arrays[`${name}/${array}`] = { dtype: read.dtype, shape: read.shape, data: Array.from(read.data, plain) };
+    const readAll = async () => {
+      const arrays = {};
+      for (const name of atlas.listDatasets()) {
+        const dataset = atlas.dataset(name);
+        for (const array of dataset.listArrays()) {
+          const read = await dataset.read(array);
+          arrays[`${name}/${array}`] = { dtype: read.dtype, shape: read.shape, data: Array.from(read.data, plain) };
+        }
       }
+      return arrays;
+    };
+    let arrays = await readAll();
+    // A page counts the Web Workers started (page.js). The first read starts
+    // loading the decode module, then a worker: wait for it, read again.
+    const started = globalThis.decodeWorkersStarted;
+    if (started) {
+      for (let i = 0; i < 200 && started() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
+      arrays = await readAll();
     }
     const across = await atlas.readAcross("int32", { skip: true });
     let error;
