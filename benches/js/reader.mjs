@@ -4,7 +4,9 @@
 //
 // READER: atlas-wasm | zarrita | hyparquet. WORKLOAD: w1 | w1-probe | w2 | w2-each | w3
 // (w1-probe: atlas-wasm opening with a 512 KiB first read; w2-each: atlas-wasm
-// reading the datasets one call each, all at once).
+// reading the datasets one call each, all at once; w2-memory: atlas-wasm's
+// readAcross from the collection's bytes in memory, no HTTP, so that block
+// decoding is most of what is timed; BASE_URL is not used).
 // Prints one JSON line: wall ms from the open to the answer, the checksum
 // of the answer (make_workload.py takes the same sum), peak RSS in KiB, and
 // for atlas-wasm the ms its wasm module took to compile (outside `ms`).
@@ -15,6 +17,8 @@ import { pathToFileURL } from "node:url";
 const [reader, workload, base, dir] = process.argv.slice(2);
 const want = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
 const [rows, cols] = want.shape;
+// Read before any clock starts.
+const localBytes = workload === "w2-memory" ? readFileSync(join(dir, "atlas", "data.atlas")) : null;
 
 /** sum(word_i * (i + 1)) mod 2^32 over the answer's 32-bit words. */
 function weighted(words) {
@@ -51,6 +55,11 @@ const readers = {
         const atlas = await Atlas.open(url);
         const { data, shape } = await atlas.readAcross(want.array);
         if (shape[0] !== want.datasets) throw new Error(`readAcross stacked ${shape[0]} datasets`);
+        return floatsSum(data);
+      },
+      async "w2-memory"() {
+        const atlas = await Atlas.open({ data: Atlas.fromBytes(localBytes) });
+        const { data } = await atlas.readAcross(want.array);
         return floatsSum(data);
       },
       async "w2-each"() {

@@ -211,9 +211,11 @@ export interface OpenOptions extends UrlOptions {
   tailProbeBytes?: number;
   /**
    * Workers that decode blocks (Web Workers in browsers, worker_threads in
-   * Node), started on the first block and stopped by `close()`. Default:
-   * cores − 1, at most 4; 0 decodes on the calling thread. Cloudflare
-   * Workers (workerd) have no workers: blocks are always decoded inline there.
+   * Node) with the decode module (`atlas_decode_bg.wasm`, loaded on the
+   * first read), started on the first read and stopped by `close()`.
+   * Default: cores − 1, at most 4; 0 decodes on the calling thread.
+   * Cloudflare Workers (workerd) have no workers: blocks are always decoded
+   * inline there, by the core module.
    */
   decodeWorkers?: number;
   /**

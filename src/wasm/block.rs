@@ -1,6 +1,7 @@
 //! `decodeBlock`, the one export of the decode module
-//! (`atlas_decode_bg.wasm`, feature `decode-module`): the npm package's
-//! decode workers load only this, built for speed rather than size
+//! (`atlas_decode_bg.wasm`, feature `decode-module`), which the npm
+//! package's decode pool runs on its workers and on the calling thread:
+//! libzstd and lz4 alone, built for speed rather than size
 //! (docs/benchmarks.md, "The decode module").
 
 use std::cell::RefCell;
