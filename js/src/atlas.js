@@ -21,14 +21,18 @@ let initialise = () => {
 };
 let ready;
 let runtime = {}; // {spawn?, cores?, decoder?}: no decoder (workerd), the core decodes every block
-let decoder; // the decode module, loaded once per process
+let decoder; // the decode module, loading or loaded, once per process
 
-/** Loads the decode module once (a failure is retried by a later pool). */
+/** Loads the decode module once (a failure is retried by a later pool); a
+ * loaded one is `decoder.loaded`, so that a later pool starts with it. */
 function loadDecoder() {
-  decoder ??= runtime.decoder().catch((error) => {
-    decoder = undefined;
-    throw error;
-  });
+  decoder ??= runtime.decoder().then(
+    (loaded) => (decoder.loaded = loaded),
+    (error) => {
+      decoder = undefined;
+      throw error;
+    },
+  );
   return decoder;
 }
 
@@ -356,7 +360,7 @@ function sourcesOf(target, options, kept) {
 function decodePool(count) {
   expect(count === undefined || (Number.isInteger(count) && count >= 0), "decodeWorkers must be a whole number >= 0");
   if (!runtime.decoder) return undefined;
-  return new DecodePool(count ?? defaultWorkers(runtime.cores), { spawn: runtime.spawn, decoder: loadDecoder });
+  return new DecodePool(count ?? defaultWorkers(runtime.cores), { spawn: runtime.spawn, decoder: loadDecoder, loaded: decoder?.loaded });
 }
 
 /** Runs `call(abortPromise)`, a handle call that `signal` may cut short. */

@@ -39,13 +39,16 @@ export class DecodePool {
   /**
    * @param {number} size how many workers at most (0: the calling thread only)
    * @param {{spawn?: (onMessage: Function, onError: Function) => object,
-   *   decoder: () => Promise<{module: WebAssembly.Module, decodeBlock: Function}>}} runtime
-   *   how this runtime starts a worker (none: no workers) and loads the decode module
+   *   decoder: () => Promise<{module: WebAssembly.Module, decodeBlock: Function}>,
+   *   loaded?: {module: WebAssembly.Module, decodeBlock: Function}}} runtime
+   *   how this runtime starts a worker (none: no workers) and loads the
+   *   decode module, and the module if this process has loaded it already
    */
-  constructor(size, { spawn, decoder }) {
+  constructor(size, { spawn, decoder, loaded }) {
     this.#size = spawn ? size : 0;
     this.#spawn = spawn;
     this.#load = decoder;
+    this.#decoder = loaded;
   }
 
   /** Decodes one block: on a worker (a promise of its bytes), here (its
@@ -79,9 +82,13 @@ export class DecodePool {
     this.#jobs.clear();
   }
 
-  /** Starts loading the decode module (a read is coming), once. */
+  /** Starts loading the decode module (a read is coming), once, then a worker. */
   prepare() {
-    if (this.#decoder !== undefined) return;
+    if (this.#decoder) {
+      if (this.#workers.length === 0 && this.#size > 0 && !this.#closed) this.#start();
+      return;
+    }
+    if (this.#decoder === null) return; // loading, or failed to load
     this.#decoder = null; // loading; stays null if it fails
     this.#load().then(
       (decoder) => {

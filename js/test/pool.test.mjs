@@ -138,6 +138,15 @@ describe("DecodePool: where a block goes", () => {
     await assert.rejects(pool.decode("zstd", block(), 8, 8), (e) => e.code === "InvalidArgument");
   });
 
+  it("a pool made once the module is loaded decodes with it from the first block", async () => {
+    const { runtime, workers } = fakeRuntime();
+    const loaded = { module: "M", decodeBlock: (codec, bytes, size, wanted) => new Uint8Array(wanted) };
+    const pool = new DecodePool(1, { ...runtime, loaded });
+    assert.ok(pool.decode("zstd", block(), 8, 8) instanceof Uint8Array);
+    assert.equal(runtime.loads, 0);
+    assert.equal(workers.length, 1, "and a worker starts with it");
+  });
+
   it("a decode module that fails to load leaves every block to the core", async () => {
     const { runtime, workers, load } = fakeRuntime();
     const pool = new DecodePool(2, runtime);
@@ -188,6 +197,36 @@ describe("the decode pool in Node", () => {
     const again = await atlas.dataset("chunked").read("float64");
     sameValues(again, chunkedFloat64().values, "float64", "chunked/float64");
     atlas.close();
+  });
+
+  it("a corrupt block is CorruptCollection from the decode module, here and on a worker", async () => {
+    // Where chunked/float64's block lies: the ranges a read of it fetches.
+    const bytes = file("every_dtype_zstd");
+    const ranges = [];
+    const logged = { size: bytes.length, read: async (offset, length) => (ranges.push([offset, length]), bytes.subarray(offset, offset + length)) };
+    const probe = await Atlas.open({ data: logged }, { decodeWorkers: 0, cacheBytes: 0, tailProbeBytes: 1024 });
+    ranges.length = 0;
+    await probe.dataset("chunked").read("float64");
+    probe.close();
+    const [offset] = ranges.at(-1);
+    const broken = bytes.slice();
+    broken.fill(0xee, offset, offset + 4); // the zstd frame's magic number
+    for (const workers of [0, 2]) {
+      const atlas = await Atlas.open({ data: Atlas.fromBytes(broken) }, { decodeWorkers: workers, cacheBytes: 0 });
+      // With workers, one ready before the read that matters: read another
+      // segment (int32's, intact) until a block went to a worker.
+      const started = posted;
+      for (let i = 0; workers > 0 && i < 200 && posted === started; i++) {
+        await atlas.dataset("unchunked").read("int32");
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const before = posted;
+      await assert.rejects(atlas.dataset("chunked").read("float64"), (e) => e instanceof AtlasError && e.code === "CorruptCollection" && /zstd/.test(e.message), `decodeWorkers ${workers}`);
+      // The instance survives: a healthy array of the same collection still reads.
+      sameValues(await atlas.dataset("unchunked").read("int32"), expected("every_dtype_zstd").datasets.find((d) => d.name === "unchunked").arrays.find((a) => a.name === "int32").values, "int32", "unchunked/int32");
+      if (workers > 0) assert.ok(posted > before, "the corrupt block went to a worker");
+      atlas.close();
+    }
   });
 
   it("close() stops the workers and fails the read waiting on them", async () => {
