@@ -1,23 +1,24 @@
 /**
  * The decode pool: zstd and lz4 blocks decoded by the decode module
- * (`atlas_decode_bg.wasm`: only `decodeBlock`, built for speed, about 3x
- * smaller than the core; docs/benchmarks.md, "The decode module") on
- * workers and on the calling thread, so a read across many datasets uses
- * every core. Each worker instantiates the same compiled module (compiled
- * once, posted to it); compressed bytes go in and decoded bytes come out as
- * transferred buffers, so no SharedArrayBuffer (and no COOP/COEP) is needed.
+ * (`atlas_decode_bg.wasm`: only `decodeBlock`, built for speed, a third of
+ * the core's size; docs/benchmarks.md, "The decode module") on workers and
+ * on the calling thread, so a read across many datasets uses every core.
+ * Each worker instantiates the same compiled module (compiled once, posted
+ * to it); compressed bytes go in and decoded bytes come out as transferred
+ * buffers, so no SharedArrayBuffer (and no COOP/COEP) is needed.
  *
  * The wasm side calls `pool.decode(codec, bytes, uncompressedSize, wanted)`
  * for each block (`src/wasm/decoder.rs`) and checks what comes back. A block
- * goes to the least busy worker; while none is ready (or with none asked
- * for) it is decoded here by the decode module's own instance. Blocks queue
- * on busy workers rather than run here: in a page, the calling thread is the
- * one that draws (on two cores, measured, either way took the same time). Nothing is loaded at
- * open (a catalogue needs no blocks): the first read starts loading the
- * decode module and then a worker, and until the module is in, `decode` answers `undefined` and the
- * core decodes the block itself, so a short read never waits for a module or
- * a worker to start. A decode module that fails to load leaves every block
- * to the core.
+ * goes to the least busy ready worker; while none is ready (or with none
+ * asked for) the decode module's own instance decodes it here. Blocks queue
+ * on busy workers rather than run here: in a page the calling thread is the
+ * one that draws (on two cores, measured, either way took the same time).
+ *
+ * Nothing is loaded at open (a catalogue needs no blocks): a read starts
+ * loading the decode module, then a worker. Until the module is in,
+ * `decode` answers `undefined` and the core decodes the block itself, so a
+ * short read never waits for a module or a worker to start; a module that
+ * fails to load leaves every block to the core.
  */
 import { AtlasError } from "./errors.js";
 
@@ -30,7 +31,7 @@ export class DecodePool {
   #size;
   #spawn;
   #load;
-  #decoder; // {module, decodeBlock} once loaded; null if it failed to
+  #decoder; // {module, decodeBlock}; undefined: not asked for; null: loading, or failed
   #workers = [];
   #jobs = new Map();
   #nextId = 0;
@@ -134,7 +135,7 @@ export class DecodePool {
     else job.resolve(bytes);
   }
 
-  /** A worker that died takes its block with it; later blocks get a new one. */
+  /** A worker that died takes its blocks with it; later blocks get a new one. */
   #lost(worker, error) {
     worker.terminate();
     this.#workers = this.#workers.filter((w) => w !== worker);
