@@ -28,7 +28,7 @@ if [ ! -f "$work/atlas/data.atlas" ]; then
 fi
 
 echo "== native: extracting the blocks, timing ruzstd and libzstd" >&2
-cargo run --release --quiet --manifest-path benches/decode/native/Cargo.toml -- "$work/atlas" temperature "$work/blocks" | tee "$work/results.jsonl"
+CARGO_TARGET_DIR="$target" cargo run --release --quiet --manifest-path benches/decode/native/Cargo.toml -- "$work/atlas" temperature "$work/blocks" | tee "$work/results.jsonl"
 
 # name | cargo arguments | wasm-opt levels. `libzstd-3` is the decode module
 # as js/scripts/build.sh builds it (profile wasm-decode); `libzstd-z` is
