@@ -17,7 +17,7 @@ use crate::format::segment::ArrayMeta;
 use crate::read::array::{ArrayData, NdArray};
 use crate::read::atlas::Atlas;
 use crate::read::cache::Block;
-use crate::read::window::{check_declared_dtype, element_width, Plan};
+use crate::read::window::{check_declared_dtype, Plan};
 
 /// What [`Atlas::read_stacked`] reads.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -122,18 +122,11 @@ impl Atlas {
     pub async fn read_stacked(&self, array: &str, request: &AcrossRequest) -> Result<Stacked> {
         let mut sink = InMemory::default();
         let layout = self.read_stacked_into(array, request, &mut sink).await?;
-        // A layout always has a first dataset, so some part arrived.
-        let data = sink
-            .data
-            .ok_or_else(|| Error::corrupt(format!("a stacked read of '{array}' built no part")))?;
+        let (datasets, skipped) = (layout.datasets.clone(), layout.skipped.clone());
         Ok(Stacked {
-            datasets: layout.datasets,
-            skipped: layout.skipped,
-            array: NdArray {
-                dtype: layout.dtype,
-                shape: layout.shape,
-                data,
-            },
+            datasets,
+            skipped,
+            array: sink.into_array(layout, array)?,
         })
     }
 
@@ -241,13 +234,7 @@ impl Atlas {
         let mut build_ready = |held: &mut HashMap<u32, Block>| -> Result<()> {
             while built < parts.len() && needs[built].iter().all(|id| held.contains_key(id)) {
                 let Part { meta, plan, .. } = &parts[built];
-                match element_width(meta) {
-                    Some(_) => match plan.whole_chunk(meta, held)? {
-                        Some(bytes) => sink.append_le(&meta.dtype, bytes)?,
-                        None => sink.append_le(&meta.dtype, &plan.assemble_le(meta, held)?)?,
-                    },
-                    None => sink.append(plan.assemble(meta, held)?.data)?,
-                }
+                plan.assemble_into(meta, held, &mut *sink)?;
                 for id in &needs[built] {
                     if last_use[id] == built {
                         held.remove(id);
@@ -389,11 +376,27 @@ fn check_answer_size(layout: &StackedLayout, limit: u64) -> Result<()> {
     }
 }
 
-/// The sink behind [`Atlas::read_stacked`]: one vector, reserved once.
+/// The sink behind [`Atlas::read_stacked`] and `DatasetView::read_array`:
+/// one vector, reserved once.
 #[derive(Default)]
-struct InMemory {
+pub(crate) struct InMemory {
     data: Option<ArrayData>,
     total: usize,
+}
+
+impl InMemory {
+    /// The answer `layout` framed, as one array of that shape.
+    pub(crate) fn into_array(self, layout: StackedLayout, array: &str) -> Result<NdArray> {
+        // A layout always has a first part, so some part arrived.
+        let data = self
+            .data
+            .ok_or_else(|| Error::corrupt(format!("a read of '{array}' built no part")))?;
+        Ok(NdArray {
+            dtype: layout.dtype,
+            shape: layout.shape,
+            data,
+        })
+    }
 }
 
 impl StackSink for InMemory {

@@ -8,10 +8,11 @@ use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::footer::{CollectionFooter, InternedSchema, DATASET_ATTRS_VARIABLE};
 use crate::format::value::{ArrayStats, Attr, FillValue};
+use crate::read::across::{InMemory, StackSink, StackedLayout};
 use crate::read::array::{Element, NdArray, TypedArray};
 use crate::read::atlas::Atlas;
 use crate::read::segment::Segment;
-use crate::read::window::{check_declared_dtype, read_window};
+use crate::read::window::{check_declared_dtype, read_window_into};
 
 /// One live dataset. Holding it keeps the collection handle alive.
 #[derive(Clone, Debug)]
@@ -282,6 +283,23 @@ impl DatasetView {
     /// Only the blocks the window overlaps are fetched; unwritten chunks come
     /// from the fill value with no I/O.
     pub async fn read_array(&self, array: &str, start: &[u64], shape: &[u64]) -> Result<NdArray> {
+        let mut sink = InMemory::default();
+        let layout = self.read_array_into(array, start, shape, &mut sink).await?;
+        let mut answer = sink.into_array(layout, array)?;
+        answer.shape.remove(0); // the stack of one's first axis
+        Ok(answer)
+    }
+
+    /// [`read_array`](Self::read_array) into `sink`, as a stack of one part
+    /// (`[1, window...]`): the wasm binding fills a JavaScript typed array
+    /// with no copy of the answer in between. Answers the frame it gave `sink`.
+    pub(crate) async fn read_array_into<S: StackSink>(
+        &self,
+        array: &str,
+        start: &[u64],
+        shape: &[u64],
+        sink: &mut S,
+    ) -> Result<StackedLayout> {
         let declared = self
             .array_meta(array)
             .ok_or_else(|| self.not_found(array))?
@@ -290,7 +308,7 @@ impl DatasetView {
         let (segment, index) = self.stored(array).await?;
         let meta = &segment.arrays()[index];
         check_declared_dtype(meta, &declared, array)?;
-        read_window(&self.atlas.shared, &segment, meta, start, shape).await
+        read_window_into(&self.atlas.shared, &segment, meta, (start, shape), sink).await
     }
 
     /// [`read_array`](Self::read_array) for a caller who knows the type.

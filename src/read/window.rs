@@ -10,22 +10,35 @@ use crate::format::chunk::{fill_element, split_offsets_exact};
 use crate::format::dtype::DType;
 use crate::format::segment::{ArrayMeta, ChunkAddress};
 use crate::nd::for_each_run;
+use crate::read::across::{StackSink, StackedLayout};
 use crate::read::array::{ArrayData, NdArray};
 use crate::read::cache::Block;
 use crate::read::segment::Segment;
 use crate::read::Shared as Inner;
 
-/// Reads `shape` elements from `start` (both empty: the whole array).
-pub(crate) async fn read_window(
+/// Reads `shape` elements from `start` (both empty: the whole array) into
+/// `sink` as a stack of one part, `[1, window...]`, so that a host that
+/// fills its own buffer (the wasm binding: a JavaScript typed array) gets
+/// the answer with no copy of it in between. Answers the frame it gave
+/// `sink.begin`.
+pub(crate) async fn read_window_into<S: StackSink>(
     inner: &Arc<Inner>,
     segment: &Arc<Segment>,
     meta: &ArrayMeta,
-    start: &[u64],
-    shape: &[u64],
-) -> Result<NdArray> {
+    (start, shape): (&[u64], &[u64]),
+    sink: &mut S,
+) -> Result<StackedLayout> {
     let plan = Plan::new(meta, start, shape, inner.options.memory_budget)?;
     let blocks = segment.load_blocks(inner, &plan.blocks_wanted()).await?;
-    plan.assemble(meta, &blocks)
+    let layout = StackedLayout {
+        dtype: meta.dtype.clone(),
+        shape: [&[1][..], &plan.window.shape].concat(),
+        datasets: vec![meta.name.clone()],
+        skipped: Vec::new(),
+    };
+    sink.begin(&layout)?;
+    plan.assemble_into(meta, &blocks, sink)?;
+    Ok(layout)
 }
 
 /// The schema is recorded twice, in the collection footer and in the segment;
@@ -51,6 +64,9 @@ impl Plan {
     /// Refuses answers over `limit` bytes: shapes come from the file, and a
     /// forged one must not claim all of memory.
     pub(crate) fn new(meta: &ArrayMeta, start: &[u64], shape: &[u64], limit: u64) -> Result<Plan> {
+        if element_width(meta).is_none() && !matches!(meta.dtype, DType::String | DType::Binary) {
+            return Err(unreadable(meta));
+        }
         let window = Window::new(meta, start, shape)?;
         let count = window.element_count()?;
         // Variable-length items cost at least a slice header each while assembling.
@@ -125,12 +141,7 @@ impl Plan {
                     ArrayData::Binary(out.into_iter().map(<[u8]>::to_vec).collect())
                 }
             }
-            _ => {
-                return Err(Error::InvalidArgument(format!(
-                    "reading {} arrays is not supported",
-                    meta.dtype
-                )))
-            }
+            _ => return Err(unreadable(meta)),
         };
         Ok(NdArray {
             dtype: meta.dtype.clone(),
@@ -141,6 +152,24 @@ impl Plan {
 }
 
 impl Plan {
+    /// Hands the answer to `sink` as one part: fixed-width elements as
+    /// their little-endian bytes, taken straight from the block when one
+    /// chunk holds the window.
+    pub(crate) fn assemble_into(
+        &self,
+        meta: &ArrayMeta,
+        blocks: &HashMap<u32, Block>,
+        sink: &mut impl StackSink,
+    ) -> Result<()> {
+        if element_width(meta).is_none() {
+            return sink.append(self.assemble(meta, blocks)?.data);
+        }
+        match self.whole_chunk(meta, blocks)? {
+            Some(bytes) => sink.append_le(&meta.dtype, bytes),
+            None => sink.append_le(&meta.dtype, &self.assemble_le(meta, blocks)?),
+        }
+    }
+
     /// A fixed-width answer as its little-endian bytes, built by whole runs
     /// (one `memory.copy` each in wasm); the fill is written only when some
     /// cell has no chunk.
@@ -230,6 +259,11 @@ impl Plan {
         }
         Ok(written)
     }
+}
+
+/// What a read of an array of a dtype no answer can hold is.
+fn unreadable(meta: &ArrayMeta) -> Error {
+    Error::InvalidArgument(format!("reading {} arrays is not supported", meta.dtype))
 }
 
 /// Bytes per element when `meta`'s answer is fixed-width elements.

@@ -15,7 +15,9 @@ use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::value::{ArrayStats, Attr, FillValue, StatValue};
 use crate::read::collection_stats::CollectionStats;
-use crate::read::{ArrayData, ArrayLayout, NdArray, SchemaView, StackSink, StackedLayout};
+#[cfg(feature = "atria")]
+use crate::read::NdArray;
+use crate::read::{ArrayData, ArrayLayout, SchemaView, StackSink, StackedLayout};
 
 /// An object with fixed, trusted keys.
 pub(crate) fn object(pairs: &[(&str, JsValue)]) -> JsValue {
@@ -53,7 +55,9 @@ fn is_wide(dtype: &DType) -> bool {
     matches!(dtype, DType::Int64 | DType::UInt64 | DType::TimestampNs)
 }
 
-/// `{dtype, shape, data}`.
+/// `{dtype, shape, data}` (the Atria module's arrays; a read of a
+/// collection fills its typed array through [`JsStack`]).
+#[cfg(feature = "atria")]
 pub(crate) fn array(nd: NdArray) -> JsValue {
     object(&[
         ("dtype", nd.dtype.name().into()),
@@ -62,6 +66,7 @@ pub(crate) fn array(nd: NdArray) -> JsValue {
     ])
 }
 
+#[cfg(feature = "atria")]
 fn data(data: ArrayData) -> JsValue {
     use js_sys::*;
     match data {
@@ -230,6 +235,16 @@ pub(crate) struct JsStack {
 }
 
 impl JsStack {
+    /// `{dtype, shape, data}` of a stack of one part (a single read), its
+    /// first axis dropped.
+    pub(crate) fn finish_one(self, layout: &StackedLayout) -> JsValue {
+        object(&[
+            ("dtype", layout.dtype.name().into()),
+            ("shape", numbers(layout.shape.get(1..).unwrap_or(&[]))),
+            ("data", self.elements.unwrap_or_else(|| Array::new().into())),
+        ])
+    }
+
     /// `{dtype, datasets, shape, data}`, and `skipped` when the caller asked to skip.
     pub(crate) fn finish(self, layout: &StackedLayout, report_skipped: bool) -> JsValue {
         let out = object(&[

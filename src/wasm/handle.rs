@@ -390,9 +390,11 @@ impl DatasetHandle {
         Ok(spawn(async move {
             let (start, shape) = (axes(start, "start")?, axes(shape, "shape")?);
             let read = async move {
-                Ok(convert::array(
-                    view.read_array(&array, &start, &shape).await?,
-                ))
+                let mut answer = convert::JsStack::default();
+                let layout = view
+                    .read_array_into(&array, &start, &shape, &mut answer)
+                    .await?;
+                Ok(answer.finish_one(&layout))
             };
             task::run(Box::pin(read), abort, on_progress).await
         }))
