@@ -28,14 +28,47 @@ pub(crate) fn object(pairs: &[(&str, JsValue)]) -> JsValue {
     out.into()
 }
 
-/// An object keyed by names from the collection. `Object.fromEntries`
-/// defines each key, so a dataset named `__proto__` is a key like any other.
+/// An object keyed by names from the collection. A key named `__proto__`
+/// is defined, not set (setting it would replace the prototype), so it is a
+/// key like any other. Set one by one, not by `Object.fromEntries`: that
+/// took 7 ms for a thousand keys in a fresh Node process, a loop 0.8 ms.
 pub(crate) fn keyed(pairs: impl IntoIterator<Item = (String, JsValue)>) -> JsValue {
-    let entries: Array = pairs
-        .into_iter()
-        .map(|(k, v)| -> JsValue { [JsValue::from(k), v].into_iter().collect::<Array>().into() })
-        .collect();
-    Object::from_entries(&entries).map_or(JsValue::NULL, Into::into)
+    let (keys, values): (Vec<String>, Vec<JsValue>) = pairs.into_iter().unzip();
+    let out = Object::new();
+    for ((name, key), value) in keys.iter().zip(strings(&keys)).zip(values) {
+        if name == "__proto__" {
+            let own = object(&[
+                ("value", value),
+                ("enumerable", true.into()),
+                ("writable", true.into()),
+                ("configurable", true.into()),
+            ]);
+            Object::define_property(&out, &key, own.unchecked_ref());
+        } else {
+            let _ = Reflect::set(&out, &key, &value);
+        }
+    }
+    out.into()
+}
+
+/// JavaScript strings of `items`, decoded from UTF-8 in one call and
+/// sliced: a catalogue's thousand names cost a thousand decoder calls one
+/// by one, 12 ms of a cold first call (docs/benchmarks.md, session 6).
+pub(crate) fn strings(items: &[impl AsRef<str>]) -> impl Iterator<Item = JsValue> + '_ {
+    let all = js_sys::JsString::from(items.iter().map(AsRef::as_ref).collect::<String>());
+    let mut at = 0;
+    items.iter().map(move |item| {
+        let item = item.as_ref();
+        // JavaScript strings index by UTF-16 unit.
+        let units = if item.is_ascii() {
+            item.len()
+        } else {
+            item.encode_utf16().count()
+        };
+        let piece = all.slice(at, at + units as u32);
+        at += units as u32;
+        piece.into()
+    })
 }
 
 fn list<T>(items: impl IntoIterator<Item = T>, one: impl Fn(T) -> JsValue) -> JsValue {

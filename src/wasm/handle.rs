@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use js_sys::Promise;
+use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
 use super::convert::{self, object};
@@ -151,8 +151,8 @@ impl AtlasHandle {
     }
 
     #[wasm_bindgen(js_name = listDatasets)]
-    pub fn list_datasets(&self) -> std::result::Result<Vec<String>, JsValue> {
-        Ok(self.atlas()?.list_datasets())
+    pub fn list_datasets(&self) -> std::result::Result<Array, JsValue> {
+        Ok(convert::strings(&self.atlas()?.list_datasets()).collect())
     }
 
     #[wasm_bindgen(js_name = listArrays)]
