@@ -4,9 +4,9 @@
 //
 // READER: atlas-wasm | zarrita | hyparquet. WORKLOAD: w1 | w1-probe | w2 | w2-each | w3
 // (w1-probe: atlas-wasm opening with a 512 KiB first read; w2-each: atlas-wasm
-// reading the datasets one call each, all at once; w2-memory: atlas-wasm's
-// readAcross from the collection's bytes in memory, no HTTP, so that block
-// decoding is most of what is timed; BASE_URL is not used).
+// reading the datasets one call each, all at once; w1-memory and w2-memory:
+// atlas-wasm's catalogue and readAcross from the collection's bytes in
+// memory, no HTTP, so that the CPU is what is timed; BASE_URL is not used).
 // Prints one JSON line: wall ms from the open to the answer, the checksum
 // of the answer (make_workload.py takes the same sum), peak RSS in KiB, and
 // for atlas-wasm the ms its wasm module took to compile (outside `ms`).
@@ -18,7 +18,7 @@ const [reader, workload, base, dir] = process.argv.slice(2);
 const want = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
 const [rows, cols] = want.shape;
 // Read before any clock starts.
-const localBytes = workload === "w2-memory" ? readFileSync(join(dir, "atlas", "data.atlas")) : null;
+const localBytes = workload.endsWith("-memory") ? readFileSync(join(dir, "atlas", "data.atlas")) : null;
 
 /** sum(word_i * (i + 1)) mod 2^32 over the answer's 32-bit words. */
 function weighted(words) {
@@ -56,6 +56,12 @@ const readers = {
         const { data, shape } = await atlas.readAcross(want.array);
         if (shape[0] !== want.datasets) throw new Error(`readAcross stacked ${shape[0]} datasets`);
         return floatsSum(data);
+      },
+      async "w1-memory"() {
+        const atlas = await Atlas.open({ data: Atlas.fromBytes(localBytes) });
+        const names = atlas.listDatasets();
+        const stations = await atlas.attributesByDataset(null, want.attribute);
+        return textSum(catalogue(names, (n) => stations[n]));
       },
       async "w2-memory"() {
         const atlas = await Atlas.open({ data: Atlas.fromBytes(localBytes) });
