@@ -6,6 +6,7 @@
  * The wasm module is initialised on the first `Atlas.open`, by whichever
  * runtime entry (`browser.js`, `node.js`, `workerd.js`) was imported.
  */
+import { abortOf, cancellableWith } from "./abort.js";
 import { AtlasHandle, setDriver, setErrorClass } from "./atlas_wasm.js";
 import { drive } from "./drive.js";
 import { AtlasError, aborted, expect } from "./errors.js";
@@ -363,27 +364,7 @@ function decodePool(count) {
   return new DecodePool(count ?? defaultWorkers(runtime.cores), { spawn: runtime.spawn, decoder: loadDecoder, loaded: decoder?.loaded });
 }
 
-/** Runs `call(abortPromise)`, a handle call that `signal` may cut short. */
-async function cancellable(signal, call) {
-  if (signal?.aborted) throw aborted(signal);
-  const abort = abortOf(signal);
-  try {
-    return await call(abort?.promise);
-  } finally {
-    abort?.dispose();
-  }
-}
-
-/** A promise that settles when `signal` aborts, and a way to stop listening. */
-function abortOf(signal) {
-  if (!signal) return undefined;
-  let stop;
-  const promise = new Promise((resolve) => {
-    stop = resolve;
-    signal.addEventListener("abort", stop, { once: true });
-  });
-  return { promise, dispose: () => signal.removeEventListener("abort", stop) };
-}
+const cancellable = cancellableWith(aborted);
 
 function axes(values, what) {
   if (values === undefined) return undefined;

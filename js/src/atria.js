@@ -12,6 +12,7 @@
  * runtime entry (`atria-browser.js`, `atria-node.js`, `atria-workerd.js`)
  * was imported.
  */
+import { cancellableWith } from "./abort.js";
 import { AtriaCacheHandle, ParquetHandle, setDriver, setErrorClass } from "./atria_wasm.js";
 import { drive } from "./drive.js";
 import { httpSource } from "./http.js";
@@ -312,22 +313,7 @@ async function listR2(bucket, prefix) {
   return names.filter((n) => n !== "").sort();
 }
 
-/** Runs `call(abortPromise)`, which `signal` may cut short. */
-async function cancellable(signal, call) {
-  if (signal?.aborted) throw new AtriaError("the read was aborted", "Aborted", { cause: signal.reason });
-  let stop;
-  const abort = signal
-    ? new Promise((resolve) => {
-        stop = resolve;
-        signal.addEventListener("abort", stop, { once: true });
-      })
-    : undefined;
-  try {
-    return await call(abort);
-  } finally {
-    if (signal) signal.removeEventListener("abort", stop);
-  }
-}
+const cancellable = cancellableWith((signal) => new AtriaError("the read was aborted", "Aborted", { cause: signal.reason }));
 
 function expect(ok, message) {
   if (!ok) throw new AtriaError(message, "InvalidArgument");

@@ -22,33 +22,10 @@ use std::rc::Rc;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-use super::task;
+use super::task::{spawn_abortable as spawn, whole};
 use crate::atria::{AtriaCache, Split};
-use crate::error::{Error, Result};
 
 use store::{JsStore, JsStoreObject};
-
-/// Runs `call` (which `abort`, an `AbortSignal`'s promise, may cut short)
-/// to a promise of its value or of its error.
-fn spawn(
-    call: impl std::future::Future<Output = Result<JsValue>> + 'static,
-    abort: Option<Promise>,
-) -> Promise {
-    task::settle(Box::pin(async move {
-        task::run(Box::pin(call), abort, None).await
-    }))
-}
-
-/// A row index from JavaScript: whole, >= 0, exact.
-fn index(value: f64) -> Result<u64> {
-    if value.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&value) {
-        Ok(value as u64)
-    } else {
-        Err(Error::InvalidArgument(
-            "a row index must be a whole number >= 0".into(),
-        ))
-    }
-}
 
 /// One open Atria cache (a config directory).
 #[wasm_bindgen]
@@ -166,7 +143,7 @@ impl AtriaSplitHandle {
     pub fn row(&self, i: f64, abort: Option<Promise>) -> Promise {
         let split = self.split.clone();
         spawn(
-            async move { Ok(values::value(split.row(index(i)?).await?)) },
+            async move { Ok(values::value(split.row(whole(i, "a row index")?).await?)) },
             abort,
         )
     }
@@ -176,7 +153,7 @@ impl AtriaSplitHandle {
         let split = self.split.clone();
         spawn(
             async move {
-                let bytes = split.content(index(i)?, &field).await?;
+                let bytes = split.content(whole(i, "a row index")?, &field).await?;
                 Ok(js_sys::Uint8Array::from(&bytes[..]).into())
             },
             abort,
@@ -187,7 +164,11 @@ impl AtriaSplitHandle {
     pub fn check(&self, i: f64, field: String, abort: Option<Promise>) -> Promise {
         let split = self.split.clone();
         spawn(
-            async move { Ok(values::check(split.check(index(i)?, &field).await?)) },
+            async move {
+                Ok(values::check(
+                    split.check(whole(i, "a row index")?, &field).await?,
+                ))
+            },
             abort,
         )
     }

@@ -15,29 +15,13 @@ use wasm_bindgen::prelude::*;
 use super::convert::{self, object};
 use super::error::{closed, to_js};
 use super::source::{JsByteSource, JsSource};
-use super::task::{self, Call, Reporter};
+use super::task::{self, spawn_abortable, whole, Call, Reporter};
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::read::{AcrossRequest, Atlas, DatasetView, ReadOptions};
 use crate::source::ByteSource;
 
 type Slot = Rc<RefCell<Option<Atlas>>>;
-
-/// Numbers from JavaScript that must be whole and non-negative (2^53 at most).
-fn whole(value: f64, what: &str) -> Result<u64> {
-    if value.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&value) {
-        Ok(value as u64)
-    } else {
-        // JavaScript prints the number: Rust's float formatting costs 15 KB of wasm.
-        let shown: String = js_sys::Number::from(value)
-            .to_string_with_radix(10)
-            .map(Into::into)
-            .unwrap_or_default();
-        Err(Error::InvalidArgument(format!(
-            "{what} must be a whole number >= 0, not {shown}"
-        )))
-    }
-}
 
 /// Window corners from JavaScript; absent means empty (the whole array).
 fn axes(values: Option<Vec<f64>>, what: &str) -> Result<Vec<u64>> {
@@ -87,14 +71,6 @@ fn read_options(options: &JsValue) -> Result<ReadOptions> {
 /// Runs a call on the JavaScript event loop, mapping its error to an `AtlasError`.
 fn spawn(call: impl std::future::Future<Output = Result<JsValue>> + 'static) -> Promise {
     settle(Box::pin(call))
-}
-
-/// [`spawn`] for a call that `abort` (an `AbortSignal`'s promise) may cut short.
-fn spawn_abortable(
-    call: impl std::future::Future<Output = Result<JsValue>> + 'static,
-    abort: Option<Promise>,
-) -> Promise {
-    spawn(async move { task::run(Box::pin(call), abort, None).await })
 }
 
 fn settle(call: Call) -> Promise {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::{index, spawn, values};
+use super::{spawn, values, whole};
 use crate::atria::parquet::ParquetFile;
 use crate::wasm::{JsByteSource, JsSource};
 
@@ -70,7 +70,7 @@ impl ParquetHandle {
         let file = self.file.clone();
         spawn(
             async move {
-                let group = usize::try_from(index(i)?).unwrap_or(usize::MAX);
+                let group = usize::try_from(whole(i, "a row group index")?).unwrap_or(usize::MAX);
                 let names: Option<Vec<&str>> = columns
                     .as_ref()
                     .map(|c| c.iter().map(String::as_str).collect());
@@ -89,7 +89,7 @@ impl ParquetHandle {
     pub fn row(&self, i: f64, abort: Option<Promise>) -> Promise {
         let file = self.file.clone();
         spawn(
-            async move { Ok(values::value(file.row(index(i)?).await?)) },
+            async move { Ok(values::value(file.row(whole(i, "a row index")?).await?)) },
             abort,
         )
     }
