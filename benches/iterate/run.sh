@@ -11,10 +11,10 @@ root="$(cd "$here/../.." && pwd)"
 work="$(realpath -m "${ATLAS_BENCH_DIR:-$root/target/iterate-bench}")"
 sizes=("${@:-10000 100000 1000000}")
 read -r -a sizes <<< "${sizes[*]}"
+[ -f "$root/js/dist/node.js" ] || { echo "run.sh: build the package first: bash js/scripts/build.sh" >&2; exit 1; }
 cargo build --quiet --manifest-path "$root/Cargo.toml" --release --features writer --example many_datasets
 target="${CARGO_TARGET_DIR:-$root/target}"
 for n in "${sizes[@]}"; do
   [ -f "$work/$n/data.atlas" ] || "$target/release/examples/many_datasets" "$work/$n" "$n"
 done
-[ -f "$root/js/dist/node.js" ] || { echo "run.sh: build the package first: bash js/scripts/build.sh" >&2; exit 1; }
 node "$here/run.mjs" "$work" "${sizes[@]}"

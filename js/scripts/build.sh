@@ -60,7 +60,7 @@ fi
 
 # The decode module: only `decodeBlock`, for the decode pool, built for speed
 # (profile wasm-decode, opt-level 3; docs/benchmarks.md, "The decode module").
-# Not budgeted: it loads on a read's first block, not at open.
+# Not budgeted: it loads when a collection's first read starts, not at open.
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=crates --remap-path-prefix=$root=atlas-wasm" \
   cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-decode --features decode-module,libzstd
 wasm-bindgen --target web --out-dir "$js/pkg/decode" --out-name atlas_decode \

@@ -212,7 +212,7 @@ export class ParquetFile {
       await start();
       const source =
         typeof target === "string" || target instanceof URL
-          ? httpSource(new URL(String(target), globalThis.location?.href), { ...options, limit: limiter(options.maxConcurrency ?? 6) })
+          ? httpSource(new URL(String(target), globalThis.location?.href), options)
           : target;
       return new ParquetFile(await ParquetHandle.open(toSource(source, "the parquet file"), abort));
     });

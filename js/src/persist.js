@@ -26,7 +26,7 @@
  * refuses 206); IndexedDB where the Cache API is missing or refused; in Node
  * (neither exists) the process's memory, shared by every handle.
  */
-import { AtlasError } from "./errors.js";
+import { expect } from "./errors.js";
 
 const DEFAULT_BYTES = 256 * 1024 * 1024;
 /** Entries are keyed as URLs (the Cache API wants http(s)); this host is never contacted. */
@@ -42,9 +42,7 @@ export function persistOptions(value) {
   if (value === undefined || value === false) return undefined;
   if (value === true) return { bytes: DEFAULT_BYTES };
   const bytes = value?.bytes ?? DEFAULT_BYTES;
-  if (typeof value !== "object" || !Number.isSafeInteger(bytes) || bytes <= 0) {
-    throw new AtlasError("persist must be true, false, or {bytes: a whole number > 0}", "InvalidArgument");
-  }
+  expect(typeof value === "object" && Number.isSafeInteger(bytes) && bytes > 0, "persist must be true, false, or {bytes: a whole number > 0}");
   return { bytes };
 }
 
@@ -143,14 +141,13 @@ function memoryBackend() {
 }
 
 const urlOf = (key, etag, start, end) => `${ROOT}${encodeURIComponent(key)}/${encodeURIComponent(etag)}/${start}-${end}`;
-const versionOf = (key, etag) => `${key}\n${etag}`;
 
 /** The index over a backend: object versions, entries, last use, the cap. */
 class Kept {
   #backend;
   #cap = DEFAULT_BYTES;
   #objects = new Map(); // key -> {etag, size}
-  #entries = new Map(); // url -> {key, etag, version, start, end, used, listed}
+  #entries = new Map(); // url -> {key, etag, start, end, used, listed}
   #held = 0;
   #clock = 0;
   #writing = new Map(); // url -> bytes not yet in the backend
@@ -268,10 +265,10 @@ class Kept {
     const exactUrl = urlOf(key, etag, start, end);
     const exact = this.#entries.get(exactUrl);
     if (exact) return [{ url: exactUrl, entry: exact, from: start, to: end }];
-    const version = versionOf(key, etag);
+
     const candidates = [];
     for (const [url, entry] of this.#entries) {
-      if (entry.version === version && entry.start < end && entry.end > start) candidates.push({ url, entry });
+      if (entry.key === key && entry.etag === etag && entry.start < end && entry.end > start) candidates.push({ url, entry });
     }
     const pieces = [];
     for (let at = start; at < end; ) {
@@ -289,10 +286,9 @@ class Kept {
   keep(key, etag, start, bytes) {
     const end = start + bytes.length;
     if (this.#objects.get(key)?.etag !== etag || bytes.length === 0 || bytes.length > this.#cap) return;
-    const url = urlOf(key, etag, start, end);
-    if (this.#entries.has(url)) return;
+    const url = this.#add(key, etag, start, end, ++this.#clock, false);
+    if (!url) return; // kept already
     const copy = bytes.slice(); // the caller's bytes go into wasm memory and may be reused
-    this.#add(key, etag, start, end, ++this.#clock, false);
     this.#writing.set(url, copy);
     this.#track(
       this.#backend.put(url, copy).then(
@@ -310,12 +306,14 @@ class Kept {
     this.#save();
   }
 
-  /** `listed`: read from the stored index (the sweep checks those against the backend). */
+  /** `listed`: read from the stored index (the sweep checks those against the
+   * backend). Answers the entry's URL, or undefined if it was there already. */
   #add(key, etag, start, end, used, listed) {
     const url = urlOf(key, etag, start, end);
-    if (this.#entries.has(url)) return;
-    this.#entries.set(url, { key, etag, version: versionOf(key, etag), start, end, used, listed });
+    if (this.#entries.has(url)) return undefined;
+    this.#entries.set(url, { key, etag, start, end, used, listed });
     this.#held += end - start;
+    return url;
   }
 
   #remove(url, fromBackend) {
@@ -374,7 +372,7 @@ export function persistSource(source, kept) {
   let etag; // the version being read, once the tail told it
 
   /** A fresh tail from the source: its version becomes the one kept. */
-  async function adopt(tail, cache) {
+  function adopt(tail, cache) {
     etag = pinnedEtag();
     if (etag === undefined) {
       cache.forget(key); // no ETag: nothing can be revalidated, so nothing is kept
@@ -421,7 +419,7 @@ export function persistSource(source, kept) {
   }
 
   return {
-    describe: () => (typeof source.describe === "function" ? source.describe() : key),
+    describe: source.describe,
     readTail,
     read,
     flush: async () => (await kept).flush(),

@@ -22,9 +22,15 @@ export function r2Source(bucket, key, options = {}) {
   const pinned = { size: undefined, etag: undefined };
   const fail = (message, code = "Io") => new AtlasError(`${name}: ${message}`, code);
 
-  async function get(range) {
+  /**
+   * `{size, bytes}` of `range`. With `known` (a copy `persist` keeps): the
+   * get is conditional on another ETag, and if the object still has
+   * `known.etag` R2 answers its metadata only, the copy is pinned as if
+   * read, and this answers `undefined`.
+   */
+  async function get(range, known) {
     return limit(async () => {
-      const onlyIf = pinned.etag ? { etagMatches: pinned.etag } : undefined;
+      const onlyIf = known ? { etagDoesNotMatch: known.etag } : pinned.etag ? { etagMatches: pinned.etag } : undefined;
       let object;
       try {
         object = await bucket.get(key, { range, onlyIf });
@@ -40,6 +46,11 @@ export function r2Source(bucket, key, options = {}) {
         throw fail("not in the bucket", pinned.size === undefined ? "NotFound" : "ObjectChanged");
       }
       // A failed precondition answers the object's metadata without a body.
+      if (typeof object.arrayBuffer !== "function" && known && object.size === known.size) {
+        pinned.etag ??= known.etag;
+        pinned.size ??= known.size;
+        return undefined;
+      }
       if (typeof object.arrayBuffer !== "function") {
         throw fail(`its ETag is ${object.etag} now, ${pinned.etag} when opened`, "ObjectChanged");
       }
@@ -55,32 +66,11 @@ export function r2Source(bucket, key, options = {}) {
 
   const outside = ({ offset, length }, size) => fail(`bytes ${offset}..${offset + length} are outside it (${size} bytes)`, "OutOfBounds");
 
-  /**
-   * The tail, unless the object still has `known.etag` (a copy `persist`
-   * keeps): then one conditional get answers its metadata only, the copy is
-   * pinned as if read, and this answers `undefined`.
-   */
-  async function revalidateTail(length, signal, known) {
-    const object = await limit(async () => {
-      try {
-        return await bucket.get(key, { range: { suffix: length }, onlyIf: { etagDoesNotMatch: known.etag } });
-      } catch (error) {
-        throw fail(`get failed: ${error?.message ?? error}`);
-      }
-    });
-    if (object === null) throw fail("not in the bucket", "NotFound");
-    // A body: another version (or a condition not honoured); read as if never seen.
-    if (typeof object.arrayBuffer === "function" || object.size !== known.size) return get({ suffix: length });
-    pinned.etag ??= known.etag;
-    pinned.size ??= known.size;
-    return undefined;
-  }
-
   return {
     describe: () => name,
     readTail: (length) => get({ suffix: length }),
     // What `persist` (persist.js) keys and revalidates kept copies by.
-    persistable: { key: `r2:${key}`, etag: () => pinned.etag, revalidateTail },
+    persistable: { key: `r2:${key}`, etag: () => pinned.etag, revalidateTail: (length, signal, known) => get({ suffix: length }, known) },
     read: async (offset, length) => {
       if (pinned.size !== undefined && offset + length > pinned.size) throw outside({ offset, length }, pinned.size);
       if (length === 0) return new Uint8Array(0);

@@ -101,6 +101,7 @@ describe("persist in Node (the process's memory)", () => {
     const again = await readAll(inside);
     assert.deepEqual(data().map((e) => e.status), [304]);
     for (const key of Object.keys(before)) assert.deepEqual(again[key].data, before[key].data, key);
+    await checkCollection(inside, expected("small_blocks"));
     inside.close();
 
     // A larger one that kept ranges side by side cover (the tail and the segment before it).

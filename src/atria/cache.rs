@@ -44,6 +44,14 @@ const KNOWN_SPLITS: &[&str] = &["train", "validation", "val", "test"];
 /// `{key}.{field}`.
 const KEY_COLUMNS: &[&str] = &["__key__", "key", "sample_id"];
 
+/// The sample key of a row: the first of its key columns that holds a string.
+pub fn sample_key(row: &Value) -> Option<&str> {
+    KEY_COLUMNS.iter().find_map(|k| match row.get(k) {
+        Some(Value::Str(key)) => Some(key.as_str()),
+        _ => None,
+    })
+}
+
 /// Which layout a cache is written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -449,12 +457,8 @@ impl Split {
             },
         };
         if path.contains('?') {
-            let key = KEY_COLUMNS
-                .iter()
-                .find_map(|k| match row.get(k) {
-                    Some(Value::Str(key)) => Some(key.clone()),
-                    _ => None,
-                })
+            let key = sample_key(row)
+                .map(str::to_string)
                 .ok_or_else(|| {
                     Error::Corrupt(format!(
                         "row {index} has a pointer but no key column ({KEY_COLUMNS:?}) to name its member"

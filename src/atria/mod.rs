@@ -46,7 +46,7 @@ mod tar_header;
 mod tar_index;
 mod value;
 
-pub use cache::{AtriaCache, Backend, Column, RowCursor, Split};
+pub use cache::{sample_key, AtriaCache, Backend, Column, RowCursor, Split};
 pub use delta::{DeltaFile, DeltaRows, DeltaTable, Field};
 pub use msgpack::{MsgpackShard, MsgpackSplit, SplitRows};
 pub use pointer::{Check, Defect, MemberRef, Pointer};

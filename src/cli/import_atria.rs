@@ -32,9 +32,6 @@ pub(crate) struct Args {
     json: Json,
 }
 
-/// The columns that name a sample, tried in order.
-const KEY_COLUMNS: &[&str] = &["__key__", "key", "sample_id"];
-
 /// What importing one split did.
 struct SplitSummary {
     split: String,
@@ -102,16 +99,22 @@ fn import_split(split: &Split, dir: &Path) -> Result<SplitSummary, CliError> {
     for index in 0..split.num_rows() {
         let row = block_on(split.row(index))?;
         let key = sample_key(&row, index);
-        match import_sample(&writer, split, index, &row, &key, &fields) {
+        let name = dataset_name(&key, index);
+        match import_sample(&writer, split, index, &row, &name, &fields) {
             Ok(recovered) => {
                 log::record(Level::Info, "import-atria", &format!("wrote {key}"));
-                summary.written.push(dataset_name(&key, index));
+                summary.written.push(name);
                 for (field, check) in recovered {
                     summary.recovered.push((key.clone(), field, check));
                 }
             }
-            Err(e @ (Error::BadPointer(_) | Error::NotFound(_) | Error::Corrupt(_)))
-            | Err(e @ (Error::InvalidArgument(_) | Error::TooLarge(_))) => {
+            Err(
+                e @ (Error::BadPointer(_)
+                | Error::NotFound(_)
+                | Error::Corrupt(_)
+                | Error::InvalidArgument(_)
+                | Error::TooLarge(_)),
+            ) => {
                 log::record(
                     Level::Warning,
                     "import-atria",
@@ -144,14 +147,9 @@ fn content_fields(split: &Split) -> Vec<String> {
         .collect()
 }
 
+/// A sample's key column, or its row number for a row without one.
 fn sample_key(row: &Value, index: u64) -> String {
-    KEY_COLUMNS
-        .iter()
-        .find_map(|k| match row.get(k) {
-            Some(Value::Str(key)) => Some(key.clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| format!("{index:06}"))
+    crate::atria::sample_key(row).map_or_else(|| format!("{index:06}"), str::to_string)
 }
 
 /// The key as a dataset name: atlas names hold no `/` and do not start
@@ -164,14 +162,14 @@ fn dataset_name(key: &str, index: u64) -> String {
     }
 }
 
-/// Writes one sample as one dataset; returns the fields whose pointers were
+/// Writes one sample as dataset `name`; returns the fields whose pointers were
 /// recovered. Any error leaves no dataset behind.
 fn import_sample(
     writer: &AtlasWriter,
     split: &Split,
     index: u64,
     row: &Value,
-    key: &str,
+    name: &str,
     fields: &[String],
 ) -> crate::Result<Vec<(String, Check)>> {
     // Content first: a bad pointer skips the sample before anything is written.
@@ -185,7 +183,7 @@ fn import_sample(
             Err(e) => return Err(e),
         }
     }
-    let mut ds = writer.add_dataset(&dataset_name(key, index))?;
+    let mut ds = writer.add_dataset(name)?;
     let Value::Map(entries) = row else {
         return Err(Error::Corrupt(format!("row {index} is not a map")));
     };

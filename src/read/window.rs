@@ -1,6 +1,7 @@
 //! Reading a window of one array: which chunks it touches, which blocks hold
 //! them, and how their elements land in C order in the answer.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
@@ -153,8 +154,7 @@ impl Plan {
 
 impl Plan {
     /// Hands the answer to `sink` as one part: fixed-width elements as
-    /// their little-endian bytes, taken straight from the block when one
-    /// chunk holds the window.
+    /// their little-endian bytes ([`assemble_le`](Self::assemble_le)).
     pub(crate) fn assemble_into(
         &self,
         meta: &ArrayMeta,
@@ -164,20 +164,18 @@ impl Plan {
         if element_width(meta).is_none() {
             return sink.append(self.assemble(meta, blocks)?.data);
         }
-        match self.whole_chunk(meta, blocks)? {
-            Some(bytes) => sink.append_le(&meta.dtype, bytes),
-            None => sink.append_le(&meta.dtype, &self.assemble_le(meta, blocks)?),
-        }
+        sink.append_le(&meta.dtype, &self.assemble_le(meta, blocks)?)
     }
 
-    /// A fixed-width answer as its little-endian bytes, built by whole runs
-    /// (one `memory.copy` each in wasm); the fill is written only when some
-    /// cell has no chunk.
-    pub(crate) fn assemble_le(
+    /// A fixed-width answer as its little-endian bytes: borrowed from the
+    /// block when one chunk holds the window, else built by whole runs (one
+    /// `memory.copy` each in wasm), the fill written only when some cell has
+    /// no chunk.
+    pub(crate) fn assemble_le<'b>(
         &self,
         meta: &ArrayMeta,
-        blocks: &HashMap<u32, Block>,
-    ) -> Result<Vec<u8>> {
+        blocks: &'b HashMap<u32, Block>,
+    ) -> Result<Cow<'b, [u8]>> {
         let window = &self.window;
         let size = element_width(meta)
             .ok_or_else(|| Error::InvalidArgument(format!("{} is not fixed-width", meta.dtype)))?;
@@ -187,7 +185,7 @@ impl Plan {
             .and_then(|n| usize::try_from(n).ok())
             .ok_or_else(|| too_large(window))?;
         if let Some(bytes) = self.whole_chunk(meta, blocks)? {
-            return Ok(bytes.to_vec());
+            return Ok(Cow::Borrowed(bytes));
         }
         let mut out: Vec<u8> = Vec::new();
         out.try_reserve_exact(total)
@@ -202,7 +200,7 @@ impl Plan {
                 self.copy_runs(meta, blocks, size, &mut out)?;
             }
         }
-        Ok(out)
+        Ok(Cow::Owned(out))
     }
 
     /// The answer's bytes as they lie in their block, when one chunk holds

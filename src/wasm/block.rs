@@ -10,7 +10,8 @@ use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 
 use super::error::to_js;
-use crate::error::{Error, Result};
+use super::whole;
+use crate::error::Result;
 use crate::format::codec::decompress_prefix;
 use crate::format::segment::CodecId;
 
@@ -31,15 +32,11 @@ pub fn decode_block(
     uncompressed_size: f64,
     wanted: f64,
 ) -> std::result::Result<Uint8Array, JsValue> {
-    let whole = |n: f64| n.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&n);
     let run = || -> Result<Vec<u8>> {
-        if !(whole(uncompressed_size) && whole(wanted)) {
-            return Err(Error::InvalidArgument(
-                "uncompressedSize and wanted must be whole numbers >= 0".into(),
-            ));
-        }
+        let size = whole(uncompressed_size, "uncompressedSize")?;
+        let wanted = whole(wanted, "wanted")?;
         let codec = codec.map_or(CodecId::None, CodecId::Named);
-        decompress_prefix(&codec, bytes, uncompressed_size as u64, wanted as u64)
+        decompress_prefix(&codec, bytes, size, wanted)
     };
     let decoded = run().map_err(to_js)?;
     DECODED.with(|kept| {

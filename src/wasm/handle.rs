@@ -15,7 +15,8 @@ use wasm_bindgen::prelude::*;
 use super::convert::{self, object};
 use super::error::{closed, to_js};
 use super::source::{JsByteSource, JsSource};
-use super::task::{self, spawn_abortable, whole, Call, Reporter};
+use super::task::{self, spawn_abortable, Reporter};
+use super::whole;
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::read::{AcrossRequest, Atlas, DatasetView, ReadOptions};
@@ -70,11 +71,7 @@ fn read_options(options: &JsValue) -> Result<ReadOptions> {
 
 /// Runs a call on the JavaScript event loop, mapping its error to an `AtlasError`.
 fn spawn(call: impl std::future::Future<Output = Result<JsValue>> + 'static) -> Promise {
-    settle(Box::pin(call))
-}
-
-fn settle(call: Call) -> Promise {
-    task::settle(call)
+    task::settle(Box::pin(call))
 }
 
 /// One open collection.

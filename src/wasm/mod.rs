@@ -18,6 +18,25 @@
 
 mod error;
 
+/// The largest integer a JavaScript number holds exactly (2^53 - 1).
+pub(crate) const MAX_SAFE: u64 = (1 << 53) - 1;
+
+/// Numbers from JavaScript that must be whole and non-negative (2^53 at most).
+pub(crate) fn whole(value: f64, what: &str) -> crate::Result<u64> {
+    if value.fract() == 0.0 && (0.0..=MAX_SAFE as f64).contains(&value) {
+        Ok(value as u64)
+    } else {
+        // JavaScript prints the number: Rust's float formatting costs 15 KB of wasm.
+        let shown: String = js_sys::Number::from(value)
+            .to_string_with_radix(10)
+            .map(Into::into)
+            .unwrap_or_default();
+        Err(crate::Error::InvalidArgument(format!(
+            "{what} must be a whole number >= 0, not {shown}"
+        )))
+    }
+}
+
 // The decode module (feature `decode-module`, `atlas_decode_bg.wasm`): only
 // `decodeBlock`, for the pool's workers, built for speed (see block.rs).
 #[cfg(feature = "decode-module")]

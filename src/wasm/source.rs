@@ -19,6 +19,8 @@ use std::ops::Range;
 
 use js_sys::{Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
+
+use super::MAX_SAFE;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, AbortSignal};
 
@@ -27,7 +29,6 @@ use crate::error::{Error, Result};
 use crate::source::{ByteSource, SourceFuture, Tail};
 
 /// Offsets travel as JavaScript numbers, exact up to 2^53.
-const MAX_SAFE: u64 = (1 << 53) - 1;
 
 #[wasm_bindgen]
 extern "C" {

@@ -258,19 +258,3 @@ pub(crate) fn spawn_abortable(
         async move { run(Box::pin(call), abort, None).await },
     ))
 }
-
-/// Numbers from JavaScript that must be whole and non-negative (2^53 at most).
-pub(crate) fn whole(value: f64, what: &str) -> Result<u64> {
-    if value.fract() == 0.0 && (0.0..=9_007_199_254_740_991.0).contains(&value) {
-        Ok(value as u64)
-    } else {
-        // JavaScript prints the number: Rust's float formatting costs 15 KB of wasm.
-        let shown: String = js_sys::Number::from(value)
-            .to_string_with_radix(10)
-            .map(Into::into)
-            .unwrap_or_default();
-        Err(Error::InvalidArgument(format!(
-            "{what} must be a whole number >= 0, not {shown}"
-        )))
-    }
-}

@@ -1,8 +1,8 @@
 //! Atria's values as JavaScript values (the `atlas-wasm/atria` entry).
 //!
 //! A record or row becomes a plain object: msgpack maps with string keys
-//! are objects (defined with `Object.fromEntries`, so a key `__proto__` is a
-//! key like any other), other maps are `Map`s; integers are numbers while
+//! are objects (`convert::keyed`: a key `__proto__` is a key like any
+//! other), other maps are `Map`s; integers are numbers while
 //! exact (|v| <= 2^53 - 1), `BigInt`s beyond; bytes are `Uint8Array`s; numpy
 //! values are `{dtype, shape, data}` as the core's reads answer them.
 
@@ -12,8 +12,7 @@ use wasm_bindgen::prelude::*;
 use crate::atria::{Check, Defect, MemberRef, Sample, Value};
 use crate::wasm::convert::{array, keyed, object};
 
-/// The largest integer a JavaScript number holds exactly.
-const MAX_SAFE: i64 = (1 << 53) - 1;
+const MAX_SAFE: i64 = crate::wasm::MAX_SAFE as i64;
 
 /// `value` as a plain JavaScript value.
 pub(crate) fn value(value: Value) -> JsValue {
