@@ -299,6 +299,13 @@ fn unsupported_codecs_and_encryption_are_named() {
     assert_eq!(error.code(), "UnsupportedProtocol");
     assert!(error.to_string().contains("BROTLI"), "{error}");
 
+    // Levels in BIT_PACKED: read where a column has none (bit_packed_required,
+    // checked against pyarrow above), refused where it has some.
+    let (file, _) = open_counted(&dir.join("unsupported_bit_packed.parquet"));
+    let error = block_on(file.read_row_group(0, None)).unwrap_err();
+    assert_eq!(error.code(), "UnsupportedProtocol");
+    assert!(error.to_string().contains("BIT_PACKED"), "{error}");
+
     let mut encrypted = std::fs::read(dir.join("int96.parquet")).unwrap();
     let n = encrypted.len();
     encrypted[n - 4..].copy_from_slice(b"PARE");

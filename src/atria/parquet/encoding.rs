@@ -15,7 +15,7 @@ pub(crate) fn corrupt(why: String) -> Error {
     Error::Corrupt(format!("parquet data: {why}"))
 }
 
-fn unsupported(why: String) -> Error {
+pub(crate) fn unsupported(why: String) -> Error {
     Error::UnsupportedProtocol(format!("parquet: {why}"))
 }
 

@@ -273,6 +273,12 @@ fn chunk(t: &Thrift<'_>, data_end: u64) -> Result<ChunkMeta> {
     })
 }
 
+/// The RLE/bit-packed hybrid encoding, as levels are written today.
+pub(crate) const RLE: i64 = 3;
+/// The deprecated encoding of levels that parquet-mr still names for columns
+/// that have none (Spark, Hive, Delta checkpoints).
+pub(crate) const BIT_PACKED: i64 = 4;
+
 /// A page header (`PageHeader`) and what it says about its body.
 #[derive(Debug, Clone)]
 pub(crate) struct PageHeader {
@@ -290,6 +296,10 @@ pub(crate) enum PageKind {
     DataV1 {
         num_values: usize,
         encoding: i64,
+        /// How the definition and repetition levels are encoded: [`RLE`] or
+        /// [`BIT_PACKED`].
+        def_encoding: i64,
+        rep_encoding: i64,
     },
     DataV2 {
         num_values: usize,
@@ -325,17 +335,11 @@ pub(crate) fn page_header(bytes: &[u8], budget: &mut Budget) -> Result<(PageHead
             let h = t
                 .field(5)
                 .ok_or_else(|| corrupt("a data page without its header".into()))?;
-            // Levels in the deprecated BIT_PACKED encoding (4) are not read.
-            for (id, levels) in [(3, "definition"), (4, "repetition")] {
-                if h.int(id) == Some(4) {
-                    return Err(unsupported(format!(
-                        "{levels} levels in the deprecated BIT_PACKED encoding"
-                    )));
-                }
-            }
             PageKind::DataV1 {
                 num_values: size(h.int(1), "a page's num_values")?,
                 encoding: h.int(2).unwrap_or(0),
+                def_encoding: h.int(3).unwrap_or(RLE),
+                rep_encoding: h.int(4).unwrap_or(RLE),
             }
         }
         Some(3) => {

@@ -5,8 +5,8 @@ use crate::atria::Value;
 use crate::error::{Error, Result};
 use crate::format::budget::Budget;
 
-use super::encoding::{corrupt, plain, rle_hybrid, values, width_of};
-use super::meta::{page_header, PageKind};
+use super::encoding::{corrupt, plain, rle_hybrid, unsupported, values, width_of};
+use super::meta::{page_header, PageKind, BIT_PACKED};
 use super::schema::Leaf;
 use super::snappy;
 
@@ -66,7 +66,23 @@ pub(crate) fn decode_chunk(
             PageKind::DataV1 {
                 num_values,
                 encoding,
+                def_encoding,
+                rep_encoding,
             } => {
+                let levels = [
+                    ("definition", def_encoding, leaf.max_def),
+                    ("repetition", rep_encoding, leaf.max_rep),
+                ];
+                for (kind, encoding, max) in levels {
+                    // A column without levels of a kind writes none, whatever
+                    // encoding its header names for them.
+                    if encoding == BIT_PACKED && max > 0 {
+                        return Err(unsupported(format!(
+                            "{kind} levels in the deprecated BIT_PACKED encoding (column '{}')",
+                            leaf.path
+                        )));
+                    }
+                }
                 charge_entries(num_values, leaf, budget)?;
                 let raw = decompress(codec, body, header.uncompressed, budget)?;
                 let mut at = 0;
