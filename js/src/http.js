@@ -19,6 +19,10 @@
  * - One request, headers and body, may take `timeout` ms (default 120 s,
  *   as the native source); past it the request is cancelled and the read
  *   is `Timeout`, not retried: a stalled server stays stalled.
+ * - Requests go through `options.fetch`, else the runtime entry's transport
+ *   (`useTransport`: node.js sets node-fetch.js), else `fetch`. Headers
+ *   are plain records here: `Headers` alone costs a fresh Node process
+ *   20–40 ms to load.
  */
 import { AtlasError, aborted } from "./errors.js";
 import { limiter } from "./limit.js";
@@ -27,6 +31,16 @@ const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+)$/;
 const DEFAULT_TIMEOUT_MS = 120_000;
 /** setTimeout's largest delay. */
 const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** Header names are tokens (RFC 9110, 5.6.2). */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+let transport = (url, init) => globalThis.fetch(url, init);
+
+/** Called once by a runtime entry whose own transport beats `fetch`. */
+export function useTransport(fetchLike) {
+  transport = fetchLike;
+}
 
 /** The abort reason of a request that outlasted `timeout`. */
 const TIMED_OUT = Symbol("timed out");
@@ -46,7 +60,7 @@ class Retry {
  */
 export function httpSource(url, options = {}) {
   const href = String(url);
-  const fetchFn = options.fetch ?? globalThis.fetch;
+  const fetchFn = options.fetch ?? transport;
   const retries = options.retries ?? 3;
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
   if (!(timeout > 0 && timeout <= MAX_TIMEOUT_MS)) {
@@ -54,12 +68,7 @@ export function httpSource(url, options = {}) {
   }
   const limit = options.limit ?? limiter(options.maxConcurrency ?? 6);
   const pinned = { size: undefined, etag: undefined };
-  let extra;
-  try {
-    extra = new Headers(options.headers);
-  } catch (error) {
-    throw new AtlasError(`the headers for ${href} are invalid: ${error.message}`, "InvalidArgument");
-  }
+  const extra = headerRecord(options.headers, href);
 
   const fail = (message, code, status) => new AtlasError(`GET ${href}: ${message}`, code, { status });
   const unsupported = (message) => fail(message, "RangeNotSupported");
@@ -84,10 +93,9 @@ export function httpSource(url, options = {}) {
   }
 
   async function attemptWithin(range, signal, check, ifNoneMatch) {
-    const headers = new Headers(extra);
-    headers.set("Range", range);
-    if (pinned.etag && !pinned.etag.startsWith("W/")) headers.set("If-Match", pinned.etag);
-    if (ifNoneMatch) headers.set("If-None-Match", ifNoneMatch);
+    const headers = { ...extra, range };
+    if (pinned.etag && !pinned.etag.startsWith("W/")) headers["if-match"] = pinned.etag;
+    if (ifNoneMatch) headers["if-none-match"] = ifNoneMatch;
     let response;
     try {
       response = await fetchFn(href, { headers, signal });
@@ -280,6 +288,28 @@ export function httpSource(url, options = {}) {
     // What `persist` (persist.js) keys and revalidates kept copies by.
     persistable: { key: href, etag: () => pinned.etag, revalidateTail: readTail },
   };
+}
+
+/** `headers` (a `Headers`, pairs or a record) as a record keyed by lower-case name. */
+function headerRecord(headers, href) {
+  const out = Object.create(null); // a header may be named __proto__
+  if (headers == null) return out;
+  const invalid = (why) => new AtlasError(`the headers for ${href} are invalid: ${why}`, "InvalidArgument");
+  if (typeof headers !== "object") throw invalid("give a Headers, a record or [name, value] pairs");
+  const pairs = typeof headers[Symbol.iterator] === "function" ? headers : Object.entries(headers);
+  for (const pair of pairs) {
+    if (!Array.isArray(pair) || pair.length !== 2) throw invalid("each pair must be [name, value]");
+    const [name, raw] = pair;
+    const value = String(raw).trim();
+    if (typeof name !== "string" || !TOKEN.test(name)) throw invalid(`${JSON.stringify(name)} is not a header name`);
+    // What HTTP/1.1 can carry in a value: tab, visible ASCII, space, and bytes 0x80–0xFF.
+    if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) {
+      throw invalid(`the value of ${name} holds a line break, a control character or a character past U+00FF`);
+    }
+    const key = name.toLowerCase();
+    out[key] = key in out ? `${out[key]}, ${value}` : value;
+  }
+  return out;
 }
 
 async function discard(response) {

@@ -6,9 +6,14 @@ import { availableParallelism } from "node:os";
 import { decodeBlock, initSync as initDecoder } from "./atlas_decode.js";
 import { initSync } from "./atlas_wasm.js";
 import { bindInit } from "./atlas.js";
+import { useTransport } from "./http.js";
+import { nodeFetch } from "./node-fetch.js";
 import { nodeWorker } from "./node-worker.js";
 
 const compile = async (name) => WebAssembly.compile(await readFile(new URL(name, import.meta.url)));
+
+// URLs are read over node:http(s), not undici's fetch (node-fetch.js says why).
+useTransport(nodeFetch);
 
 bindInit(
   async () => {

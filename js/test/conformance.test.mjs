@@ -10,6 +10,7 @@
 // construction are skipped where they are listed, with the reason.
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -287,116 +288,153 @@ describe("every JavaScript source", () => {
 
 // ─── The HTTP fault matrix ─────────────────────────────────────────────────
 
-describe("HTTP against a server that misbehaves", () => {
-  const http = httpBackend();
-  const small = object(1000, 7);
-  const large = object(200_000, 8);
-  let smallKey, largeKey;
-  before(() => {
-    smallKey = fresh("small");
-    largeKey = fresh("large");
-    http.put(smallKey, small);
-    http.put(largeKey, large);
-  });
-  const source = (knob, key = largeKey, options = {}) =>
-    toSource(Atlas.fromUrl(`${server.url}${knob}/${key}`, { timeout: 5000, ...options }), "data");
-  /** Requests the server saw for `knob`'s paths since `since`. */
-  const seen = (knob, since) => server.log.slice(since).filter((e) => e.url.startsWith(`${knob}/`));
+// In Node the package reads URLs over node:http (dist/node-fetch.js); a
+// `fetch` option (here Node's own) takes its place. Both meet the matrix.
+const TRANSPORTS = [
+  ["node:http", {}],
+  ["fetch", { fetch: globalThis.fetch }],
+];
 
-  it("a 200 for a range: the whole small object is its tail, anything else is refused", async () => {
-    const start = server.log.length;
-    const s = source("/~ignore-range", smallKey);
-    const t = await s.readTail(65536);
-    same(t.bytes, small, "the whole object, as the tail");
-    assert.equal(await code(s.read(10, 10)), "RangeNotSupported");
-    assert.equal(await code(source("/~ignore-range").readTail(65536)), "RangeNotSupported", "a large object");
-    assert.equal(seen("/~ignore-range", start).length, 3, "one request each");
-  });
-
-  for (const encoding of ["gzip", "br"]) {
-    it(`Content-Encoding: ${encoding} on a 206 is ContentEncoded`, async () => {
-      const start = server.log.length;
-      assert.equal(await code(source(`/~${encoding}`).readTail(100)), "ContentEncoded");
-      assert.equal(await code(source(`/~${encoding}`).read(10, 100)), "ContentEncoded");
-      assert.equal(seen(`/~${encoding}`, start).length, 2);
+for (const [transport, through] of TRANSPORTS) {
+  describe(`HTTP over ${transport} against a server that misbehaves`, () => {
+    const http = httpBackend();
+    const small = object(1000, 7);
+    const large = object(200_000, 8);
+    let smallKey, largeKey;
+    before(() => {
+      smallKey = fresh("small");
+      largeKey = fresh("large");
+      http.put(smallKey, small);
+      http.put(largeKey, large);
     });
-  }
+    const source = (knob, key = largeKey, options = {}) =>
+      toSource(Atlas.fromUrl(`${server.url}${knob}/${key}`, { timeout: 5000, ...through, ...options }), "data");
+    /** Requests the server saw for `knob`'s paths since `since`. */
+    const seen = (knob, since) => server.log.slice(since).filter((e) => e.url.startsWith(`${knob}/`));
 
-  it("a wrong Content-Range, a multipart body, a short or long body: RangeNotSupported", async () => {
-    for (const knob of ["/~wrong-range", "/~multipart", "/~short", "/~long"]) {
+    it("a 200 for a range: the whole small object is its tail, anything else is refused", async () => {
       const start = server.log.length;
-      assert.equal(await code(source(knob).read(10, 100)), "RangeNotSupported", knob);
-      assert.equal(await code(source(knob).readTail(100)), "RangeNotSupported", `${knob} tail`);
-      assert.equal(seen(knob, start).length, 2, knob);
-    }
-  });
-
-  it("416: with */size a read past the end is OutOfBounds; without, HttpStatus 416", async () => {
-    assert.equal(await code(source("/~416").read(10, 100)), "OutOfBounds");
-    for (const knob of ["/~416-bare"]) {
-      await assert.rejects(source(knob).read(10, 100), (e) => e.code === "HttpStatus" && e.status === 416);
-      await assert.rejects(source(knob).readTail(100), (e) => e.code === "HttpStatus" && e.status === 416);
-    }
-  });
-
-  it("a weak ETag reads (without If-Match); a strong one is pinned", async () => {
-    for (const knob of ["/~weak-etag", ""]) {
-      const start = server.log.length;
-      const s = source(knob);
-      same((await s.readTail(100)).bytes, large.subarray(-100), knob);
-      same(await s.read(10, 100), large.subarray(10, 110), knob);
-      const log = server.log.slice(start);
-      assert.equal(log.length, 2);
-      assert.equal(Boolean(log[1].ifMatch), knob === "", `${knob || "strong"}: If-Match ${log[1].ifMatch}`);
-    }
-  });
-
-  it("an ETag changed mid-session is ObjectChanged", async () => {
-    const s = source("/~etag-change");
-    await s.readTail(100);
-    assert.equal(await code(s.read(10, 100)), "ObjectChanged");
-  });
-
-  it("5xx then success is retried: two requests", async () => {
-    const key = fresh("flaky");
-    http.put(key, small);
-    const start = server.log.length;
-    same(await source("/~flaky", key).read(10, 10), small.subarray(10, 20));
-    assert.deepEqual(seen("/~flaky", start).map((e) => e.status), [500, 206]);
-  });
-
-  it("5xx for ever is HttpStatus after 1 + retries requests", async () => {
-    const start = server.log.length;
-    await assert.rejects(source("/~down", largeKey, { retries: 3 }).read(10, 10), (e) => e.code === "HttpStatus" && e.status === 503);
-    assert.equal(seen("/~down", start).length, 4);
-  });
-
-  it("a connection reset mid-body is Network after 1 + retries requests", async () => {
-    const start = server.log.length;
-    assert.equal(await code(source("/~reset", largeKey, { retries: 3 }).read(0, 100_000)), "Network");
-    assert.equal(seen("/~reset", start).length, 4);
-  });
-
-  it("a body that stalls is Timeout, within the timeout, without a retry", async () => {
-    const start = server.log.length;
-    const began = Date.now();
-    assert.equal(await code(source("/~stall", largeKey, { timeout: 400 }).read(0, 100_000)), "Timeout");
-    const took = Date.now() - began;
-    assert.ok(took >= 400 && took < 2000, `${took} ms`);
-    assert.equal(seen("/~stall", start).length, 1);
-  });
-
-  it("the default timeout is finite, and a bad one is InvalidArgument", async () => {
-    for (const timeout of [0, -1, Infinity, NaN, 2 ** 31]) {
-      assert.throws(() => Atlas.fromUrl(`${server.url}/x`, { timeout }), (e) => e.code === "InvalidArgument", String(timeout));
-    }
-  });
-
-  for (const code of [302, 307]) {
-    it(`a ${code} redirect is followed to the right bytes`, async () => {
-      const s = source(`/~redirect-${code}`);
-      same((await s.readTail(100)).bytes, large.subarray(-100));
-      same(await s.read(10, 100), large.subarray(10, 110));
+      const s = source("/~ignore-range", smallKey);
+      const t = await s.readTail(65536);
+      same(t.bytes, small, "the whole object, as the tail");
+      assert.equal(await code(s.read(10, 10)), "RangeNotSupported");
+      assert.equal(await code(source("/~ignore-range").readTail(65536)), "RangeNotSupported", "a large object");
+      assert.equal(seen("/~ignore-range", start).length, 3, "one request each");
     });
-  }
-});
+
+    for (const encoding of ["gzip", "br"]) {
+      it(`Content-Encoding: ${encoding} on a 206 is ContentEncoded`, async () => {
+        const start = server.log.length;
+        assert.equal(await code(source(`/~${encoding}`).readTail(100)), "ContentEncoded");
+        assert.equal(await code(source(`/~${encoding}`).read(10, 100)), "ContentEncoded");
+        assert.equal(seen(`/~${encoding}`, start).length, 2);
+      });
+    }
+
+    it("a wrong Content-Range, a multipart body, a short or long body: RangeNotSupported", async () => {
+      for (const knob of ["/~wrong-range", "/~multipart", "/~short", "/~long"]) {
+        const start = server.log.length;
+        assert.equal(await code(source(knob).read(10, 100)), "RangeNotSupported", knob);
+        assert.equal(await code(source(knob).readTail(100)), "RangeNotSupported", `${knob} tail`);
+        assert.equal(seen(knob, start).length, 2, knob);
+      }
+    });
+
+    it("416: with */size a read past the end is OutOfBounds; without, HttpStatus 416", async () => {
+      assert.equal(await code(source("/~416").read(10, 100)), "OutOfBounds");
+      for (const knob of ["/~416-bare"]) {
+        await assert.rejects(source(knob).read(10, 100), (e) => e.code === "HttpStatus" && e.status === 416);
+        await assert.rejects(source(knob).readTail(100), (e) => e.code === "HttpStatus" && e.status === 416);
+      }
+    });
+
+    it("a weak ETag reads (without If-Match); a strong one is pinned", async () => {
+      for (const knob of ["/~weak-etag", ""]) {
+        const start = server.log.length;
+        const s = source(knob);
+        same((await s.readTail(100)).bytes, large.subarray(-100), knob);
+        same(await s.read(10, 100), large.subarray(10, 110), knob);
+        const log = server.log.slice(start);
+        assert.equal(log.length, 2);
+        assert.equal(Boolean(log[1].ifMatch), knob === "", `${knob || "strong"}: If-Match ${log[1].ifMatch}`);
+      }
+    });
+
+    it("an ETag changed mid-session is ObjectChanged", async () => {
+      const s = source("/~etag-change");
+      await s.readTail(100);
+      assert.equal(await code(s.read(10, 100)), "ObjectChanged");
+    });
+
+    it("5xx then success is retried: two requests", async () => {
+      const key = fresh("flaky");
+      http.put(key, small);
+      const start = server.log.length;
+      same(await source("/~flaky", key).read(10, 10), small.subarray(10, 20));
+      assert.deepEqual(seen("/~flaky", start).map((e) => e.status), [500, 206]);
+    });
+
+    it("5xx for ever is HttpStatus after 1 + retries requests", async () => {
+      const start = server.log.length;
+      await assert.rejects(source("/~down", largeKey, { retries: 3 }).read(10, 10), (e) => e.code === "HttpStatus" && e.status === 503);
+      assert.equal(seen("/~down", start).length, 4);
+    });
+
+    it("a connection reset mid-body is Network after 1 + retries requests", async () => {
+      const start = server.log.length;
+      assert.equal(await code(source("/~reset", largeKey, { retries: 3 }).read(0, 100_000)), "Network");
+      assert.equal(seen("/~reset", start).length, 4);
+    });
+
+    it("a body that stalls is Timeout, within the timeout, without a retry", async () => {
+      const start = server.log.length;
+      const began = Date.now();
+      assert.equal(await code(source("/~stall", largeKey, { timeout: 400 }).read(0, 100_000)), "Timeout");
+      const took = Date.now() - began;
+      assert.ok(took >= 400 && took < 2000, `${took} ms`);
+      assert.equal(seen("/~stall", start).length, 1);
+    });
+
+    it("the default timeout is finite, and a bad one is InvalidArgument", async () => {
+      for (const timeout of [0, -1, Infinity, NaN, 2 ** 31]) {
+        assert.throws(() => Atlas.fromUrl(`${server.url}/x`, { timeout }), (e) => e.code === "InvalidArgument", String(timeout));
+      }
+    });
+
+    for (const code of [302, 307]) {
+      it(`a ${code} redirect is followed to the right bytes`, async () => {
+        const s = source(`/~redirect-${code}`);
+        same((await s.readTail(100)).bytes, large.subarray(-100));
+        same(await s.read(10, 100), large.subarray(10, 110));
+      });
+    }
+
+    it("headers given as a record, pairs or Headers reach the server; a bad one is InvalidArgument", async () => {
+      for (const headers of [{ Authorization: "Bearer a" }, [["authorization", "Bearer a"]], new Headers({ Authorization: "Bearer a" })]) {
+        const start = server.log.length;
+        await source("", largeKey, { headers }).readTail(100);
+        assert.equal(server.log[start].authorization, "Bearer a");
+      }
+      for (const headers of [{ "bad name": "x" }, { "X-Ok": "line\nbreak" }, [["only-a-name"]], "Authorization: x"]) {
+        assert.throws(() => source("", largeKey, { headers }), (e) => e.code === "InvalidArgument", JSON.stringify(headers));
+      }
+    });
+
+    it("credentials do not follow a redirect to another origin", async () => {
+      // A second server on another port: another origin, redirecting to the first.
+      const other = createServer((req, res) => {
+        res.writeHead(302, { Location: `${server.url}${req.url}` });
+        res.end();
+      });
+      await new Promise((ok) => other.listen(0, "127.0.0.1", ok));
+      try {
+        const start = server.log.length;
+        const s = toSource(Atlas.fromUrl(`http://127.0.0.1:${other.address().port}/${largeKey}`, { headers: { Authorization: "Bearer a" }, ...through }), "data");
+        same((await s.readTail(100)).bytes, large.subarray(-100));
+        assert.equal(server.log[start].authorization, undefined);
+      } finally {
+        other.close();
+      }
+    });
+  });
+}

@@ -67,7 +67,7 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
   const server = createServer(async (req, res) => {
     state.active++;
     state.maxActive = Math.max(state.maxActive, state.active);
-    const entry = { method: req.method, url: req.url, range: req.headers.range, ifMatch: req.headers["if-match"], ifNoneMatch: req.headers["if-none-match"], status: 0, bytes: 0 };
+    const entry = { method: req.method, url: req.url, range: req.headers.range, ifMatch: req.headers["if-match"], ifNoneMatch: req.headers["if-none-match"], authorization: req.headers.authorization, status: 0, bytes: 0 };
     state.log.push(entry);
     res.on("close", () => state.active--);
     try {

@@ -1,0 +1,91 @@
+/**
+ * The HTTP transport of the Node entries: the part of `fetch` that
+ * `httpSource` (http.js) uses, over `node:http` and `node:https`.
+ *
+ * Why not undici's `fetch`: a fresh Node 20 process spends 60–130 ms on its
+ * first `fetch` (undici loads lazily) against 12–20 ms for `http.request`,
+ * and each later 600 KB answer costs 20–30 ms of the calling thread against
+ * 4–8 ms (docs/benchmarks.md, "Session 7"). The checks stay in http.js; this
+ * only moves bytes. It asks for `Accept-Encoding: identity` (undici asks for
+ * gzip, and a server that obliges breaks every byte range), follows
+ * redirects as `fetch` does (at most 20, credentials dropped across
+ * origins), and honours the `AbortSignal`, mid-body too.
+ */
+import http from "node:http";
+import https from "node:https";
+
+const MAX_REDIRECTS = 20;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * @param {string | URL} url
+ * @param {{headers?: Record<string, string>, signal?: AbortSignal}} [init]
+ *   headers as a record (http.js never builds a `Headers`: see there)
+ */
+export async function nodeFetch(url, init = {}) {
+  const headers = Object.create(null);
+  for (const [name, value] of Object.entries(init.headers ?? {})) headers[name.toLowerCase()] = value;
+  headers["accept-encoding"] ??= "identity";
+  let target = new URL(String(url));
+  for (let hops = 0; ; hops++) {
+    const response = await get(target, headers, init.signal);
+    const location = response.headers.get("location");
+    if (!REDIRECTS.has(response.status) || location === null) return response;
+    response.body.cancel();
+    if (hops === MAX_REDIRECTS) throw new TypeError(`GET ${url}: more than ${MAX_REDIRECTS} redirects`);
+    const next = new URL(location, target);
+    if (next.origin !== target.origin) delete headers.authorization;
+    target = next;
+  }
+}
+
+/** One GET: resolves at the headers, the body read on demand. */
+function get(url, headers, signal) {
+  const client = { "http:": http, "https:": https }[url.protocol];
+  if (!client) return Promise.reject(new TypeError(`GET ${url}: only http: and https: URLs are fetched`));
+  return new Promise((resolve, reject) => {
+    const request = client.get(url, { headers, signal }, (message) => resolve(responseOf(message)));
+    request.on("error", reject);
+  });
+}
+
+/** The `Response` members http.js reads. */
+function responseOf(message) {
+  // An error after the caller let go of the body must not be an uncaught one.
+  message.on("error", () => {});
+  return {
+    status: message.statusCode,
+    headers: {
+      get: (name) => {
+        const value = message.headers[name.toLowerCase()];
+        return value === undefined ? null : [value].flat().join(", ");
+      },
+      has: (name) => message.headers[name.toLowerCase()] !== undefined,
+    },
+    body: { cancel: async () => void message.destroy() },
+    arrayBuffer: () => bodyOf(message),
+  };
+}
+
+/** The whole body: its chunks copied once into one buffer of the bytes that came. */
+function bodyOf(message) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let length = 0;
+    message.on("data", (chunk) => {
+      chunks.push(chunk);
+      length += chunk.length;
+    });
+    message.on("error", reject);
+    message.on("close", () => reject(new Error("the connection closed before the body ended")));
+    message.on("end", () => {
+      const out = new Uint8Array(length);
+      let at = 0;
+      for (const chunk of chunks) {
+        out.set(chunk, at);
+        at += chunk.length;
+      }
+      resolve(out.buffer);
+    });
+  });
+}
