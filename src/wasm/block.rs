@@ -32,6 +32,9 @@ pub fn decode_block(
     uncompressed_size: f64,
     wanted: f64,
 ) -> std::result::Result<Uint8Array, JsValue> {
+    // The last answer is the caller's no longer: free it before decoding,
+    // so the module's memory holds one decoded block at a time, not two.
+    DECODED.with(|kept| *kept.borrow_mut() = Vec::new());
     let run = || -> Result<Vec<u8>> {
         let size = whole(uncompressed_size, "uncompressedSize")?;
         let wanted = whole(wanted, "wanted")?;
