@@ -26,6 +26,7 @@
  */
 import { AtlasError, aborted } from "./errors.js";
 import { limiter } from "./limit.js";
+import { lengthOf } from "./sources.js";
 
 const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+)$/;
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -134,13 +135,15 @@ export function httpSource(url, options = {}) {
     }
     let bytes;
     try {
-      bytes = new Uint8Array(await response.arrayBuffer());
+      // The body's chunks where the transport keeps them (node-fetch.js): the core copies them in one by one.
+      bytes = response.chunks ? await response.chunks() : new Uint8Array(await response.arrayBuffer());
     } catch (error) {
       if (signal?.aborted) throw aborted(signal);
       throw new Retry(`GET ${href} broke off mid-body: ${error?.message ?? error}`, error);
     }
-    if (bytes.length !== expected) {
-      throw unsupported(`answered ${bytes.length} bytes for Range: ${range}, expected ${expected}`);
+    const got = lengthOf(bytes);
+    if (got !== expected) {
+      throw unsupported(`answered ${got} bytes for Range: ${range}, expected ${expected}`);
     }
     pinned.etag ??= etag ?? undefined;
     return bytes;

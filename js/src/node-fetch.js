@@ -9,10 +9,13 @@
  * only moves bytes. It asks for `Accept-Encoding: identity` (undici asks for
  * gzip, and a server that obliges breaks every byte range), follows
  * redirects as `fetch` does (at most 20, credentials dropped across
- * origins), and honours the `AbortSignal`, mid-body too.
+ * origins), and honours the `AbortSignal`, mid-body too. Beside
+ * `arrayBuffer()` an answer has `chunks()`, the body as it arrived, which
+ * http.js hands to the core unjoined (sources.js, `Bytes`).
  */
 import http from "node:http";
 import https from "node:https";
+import { joined } from "./sources.js";
 
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -63,29 +66,19 @@ function responseOf(message) {
       has: (name) => message.headers[name.toLowerCase()] !== undefined,
     },
     body: { cancel: async () => void message.destroy() },
-    arrayBuffer: () => bodyOf(message),
+    arrayBuffer: async () => joined(await chunksOf(message)).buffer,
+    // Not in `fetch`: the body as it came, for http.js to hand on unjoined.
+    chunks: () => chunksOf(message),
   };
 }
 
-/** The whole body: its chunks copied once into one buffer of the bytes that came. */
-function bodyOf(message) {
+/** The whole body, as the chunks it arrived in. */
+function chunksOf(message) {
   return new Promise((resolve, reject) => {
     const chunks = [];
-    let length = 0;
-    message.on("data", (chunk) => {
-      chunks.push(chunk);
-      length += chunk.length;
-    });
+    message.on("data", (chunk) => chunks.push(chunk));
     message.on("error", reject);
     message.on("close", () => reject(new Error("the connection closed before the body ended")));
-    message.on("end", () => {
-      const out = new Uint8Array(length);
-      let at = 0;
-      for (const chunk of chunks) {
-        out.set(chunk, at);
-        at += chunk.length;
-      }
-      resolve(out.buffer);
-    });
+    message.on("end", () => resolve(chunks));
   });
 }

@@ -27,6 +27,7 @@
  * (neither exists) the process's memory, shared by every handle.
  */
 import { expect } from "./errors.js";
+import { joined } from "./sources.js";
 
 const DEFAULT_BYTES = 256 * 1024 * 1024;
 /** Entries are keyed as URLs (the Cache API wants http(s)); this host is never contacted. */
@@ -379,8 +380,9 @@ export function persistSource(source, kept) {
       return tail;
     }
     cache.setVersion(key, etag, tail.size);
-    cache.keep(key, etag, tail.size - tail.bytes.length, tail.bytes);
-    return tail;
+    const bytes = joined(tail.bytes);
+    cache.keep(key, etag, tail.size - bytes.length, bytes);
+    return { bytes, size: tail.size };
   }
 
   async function readTail(length, signal) {
@@ -414,8 +416,10 @@ export function persistSource(source, kept) {
       if (bytes) return bytes;
     }
     const bytes = await source.read(offset, length, signal);
-    if (etag !== undefined) cache.keep(key, etag, offset, bytes);
-    return bytes;
+    if (etag === undefined) return bytes;
+    const whole = joined(bytes); // kept as one buffer
+    cache.keep(key, etag, offset, whole);
+    return whole;
   }
 
   return {

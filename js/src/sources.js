@@ -2,9 +2,14 @@
  * Sources in memory and in Blobs, and the one shape every source takes
  * before it reaches the core (`src/wasm/source.rs`):
  *
- *     readTail(length, signal) -> Promise<{bytes: Uint8Array, size: number}>
- *     read(offset, length, signal) -> Promise<Uint8Array>
+ *     readTail(length, signal) -> Promise<{bytes: Bytes, size: number}>
+ *     read(offset, length, signal) -> Promise<Bytes>
  *     describe() -> string
+ *
+ * where `Bytes` is one Uint8Array, or an array of them: the chunks of one
+ * answer, in order. The HTTP source answers with its body's chunks, which
+ * the core copies into its memory one by one, so a body is never joined in
+ * JavaScript first (`joined` does it where JavaScript needs one buffer).
  *
  * A user's own source needs only `read(offset, length)` and `size` (a
  * number, or a function returning one or a promise of one); `readTail` and
@@ -63,17 +68,18 @@ export function toSource(source, role) {
   // The core holds every answer to its length too; saying so here names the source.
   const read = async (offset, length, signal) => {
     const bytes = asBytes(await source.read(offset, length, signal), describe);
+    const got = lengthOf(bytes);
     const reporter = awaited.get(offset);
-    if (reporter && bytes.length === length) {
+    if (reporter && got === length) {
       awaited.delete(offset);
       reporter.arrived(length);
     }
-    if (bytes.length !== length) {
+    if (got !== length) {
       const size = await sizeOf(source);
       if (size !== undefined && offset + length > size) {
         throw new AtlasError(`bytes ${offset}..${offset + length} are outside ${describe()} (${size} bytes)`, "OutOfBounds");
       }
-      throw new AtlasError(`${describe()} answered ${bytes.length} bytes for a read of ${length} at offset ${offset}`, "Io");
+      throw new AtlasError(`${describe()} answered ${got} bytes for a read of ${length} at offset ${offset}`, "Io");
     }
     return bytes;
   };
@@ -148,5 +154,23 @@ async function sizeOf(source) {
 function asBytes(value, describe) {
   if (value instanceof Uint8Array) return value;
   if (value instanceof ArrayBuffer) return new Uint8Array(value);
+  if (Array.isArray(value) && value.every((chunk) => chunk instanceof Uint8Array)) return value;
   throw new AtlasError(`${describe()} answered something other than a Uint8Array`, "Io");
+}
+
+/** The length of `Bytes` (see the top of this file). */
+export function lengthOf(bytes) {
+  return Array.isArray(bytes) ? bytes.reduce((n, chunk) => n + chunk.length, 0) : bytes.length;
+}
+
+/** `Bytes` as one Uint8Array: chunks are copied into a new one. */
+export function joined(bytes) {
+  if (!Array.isArray(bytes)) return bytes;
+  const out = new Uint8Array(lengthOf(bytes));
+  let at = 0;
+  for (const chunk of bytes) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }

@@ -38,7 +38,8 @@ async function code(promise) {
   }
 }
 
-const same = (got, want, label) => assert.deepEqual(Buffer.from(got), Buffer.from(want), label);
+// A source may answer one Uint8Array or the chunks of one answer (sources.js, `Bytes`).
+const same = (got, want, label) => assert.deepEqual(Buffer.concat([got].flat()), Buffer.from(want), label);
 
 // ─── Backends: where objects live, and how a source reads one ──────────────
 //

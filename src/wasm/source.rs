@@ -5,10 +5,14 @@
 //! (`js/src/sources.js`) hands over an object with these methods:
 //!
 //! ```text
-//! readTail(length, signal) -> Promise<{ bytes: Uint8Array, size: number }>
-//! read(offset, length, signal) -> Promise<Uint8Array>
+//! readTail(length, signal) -> Promise<{ bytes: Bytes, size: number }>
+//! read(offset, length, signal) -> Promise<Bytes>
 //! describe() -> string
 //! ```
+//!
+//! `Bytes` is a `Uint8Array`, or an array of them: the chunks of one answer
+//! in order, copied here one after another (the HTTP source's bodies in
+//! Node, which are then never joined in JavaScript).
 //!
 //! Each call gets its own `AbortSignal`, aborted when the core drops the read
 //! before it settles. The answer's length is checked here, once for every
@@ -17,7 +21,7 @@
 
 use std::ops::Range;
 
-use js_sys::{Promise, Reflect, Uint8Array};
+use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 
 use super::MAX_SAFE;
@@ -82,20 +86,36 @@ impl JsByteSource {
     }
 
     fn bytes(&self, value: JsValue, asked: u64, offset: u64) -> Result<Vec<u8>> {
-        let array = value.dyn_into::<Uint8Array>().map_err(|_| {
+        let not_bytes = || {
             Error::Io(format!(
                 "{} answered something other than a Uint8Array",
                 self.name
             ))
-        })?;
-        if array.length() as u64 != asked {
+        };
+        let chunks: Vec<Uint8Array> = match value.dyn_into::<Uint8Array>() {
+            Ok(one) => vec![one],
+            Err(value) if Array::is_array(&value) => Array::from(&value)
+                .iter()
+                .map(|chunk| chunk.dyn_into::<Uint8Array>().map_err(|_| not_bytes()))
+                .collect::<Result<_>>()?,
+            Err(_) => return Err(not_bytes()),
+        };
+        let got: u64 = chunks.iter().map(|c| u64::from(c.length())).sum();
+        if got != asked {
             return Err(Error::Io(format!(
-                "{} answered {} bytes for a read of {asked} bytes at offset {offset}",
-                self.name,
-                array.length()
+                "{} answered {got} bytes for a read of {asked} bytes at offset {offset}",
+                self.name
             )));
         }
-        Ok(array.to_vec())
+        // `asked` is the length this crate asked for, and the answer matches it.
+        let mut out = Vec::with_capacity(got as usize);
+        for chunk in chunks {
+            let n = chunk.length() as usize;
+            chunk.copy_to_uninit(&mut out.spare_capacity_mut()[..n]);
+            // SAFETY: `copy_to_uninit` initialised the `n` bytes after `len`.
+            unsafe { out.set_len(out.len() + n) };
+        }
+        Ok(out)
     }
 }
 
