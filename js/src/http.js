@@ -135,8 +135,9 @@ export function httpSource(url, options = {}) {
     }
     let bytes;
     try {
-      // The body's chunks where the transport keeps them (node-fetch.js): the core copies them in one by one.
-      bytes = response.chunks ? await response.chunks() : new Uint8Array(await response.arrayBuffer());
+      // The body's chunks where the transport keeps them (node-fetch.js): the
+      // core copies them in one by one. It stops reading past what was asked.
+      bytes = response.chunks ? await response.chunks(expected) : new Uint8Array(await response.arrayBuffer());
     } catch (error) {
       if (signal?.aborted) throw aborted(signal);
       throw new Retry(`GET ${href} broke off mid-body: ${error?.message ?? error}`, error);

@@ -66,17 +66,26 @@ function responseOf(message) {
       has: (name) => message.headers[name.toLowerCase()] !== undefined,
     },
     body: { cancel: async () => void message.destroy() },
-    arrayBuffer: async () => joined(await chunksOf(message)).buffer,
-    // Not in `fetch`: the body as it came, for http.js to hand on unjoined.
-    chunks: () => chunksOf(message),
+    arrayBuffer: async () => joined(await chunksOf(message, Infinity)).buffer,
+    // Not in `fetch`: the body as it came, for http.js to hand on unjoined;
+    // past `limit` bytes it stops reading, and answers what it has.
+    chunks: (limit) => chunksOf(message, limit),
   };
 }
 
-/** The whole body, as the chunks it arrived in. */
-function chunksOf(message) {
+/** The body, as the chunks it arrived in: whole, or cut off once past `limit` bytes. */
+function chunksOf(message, limit) {
   return new Promise((resolve, reject) => {
     const chunks = [];
-    message.on("data", (chunk) => chunks.push(chunk));
+    let length = 0;
+    message.on("data", (chunk) => {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length > limit) {
+        resolve(chunks); // longer than asked: the caller says so, unread further
+        message.destroy();
+      }
+    });
     message.on("error", reject);
     message.on("close", () => reject(new Error("the connection closed before the body ended")));
     message.on("end", () => resolve(chunks));

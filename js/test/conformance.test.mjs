@@ -421,6 +421,34 @@ for (const [transport, through] of TRANSPORTS) {
       }
     });
 
+    it("a body far longer than its range is RangeNotSupported, and node:http stops reading it", async () => {
+      // A 206 with the right Content-Range and a chunked body of 64 MiB.
+      let sent = 0;
+      let finished = false;
+      const endless = createServer(async (req, res) => {
+        res.writeHead(206, { "Content-Range": "bytes 0-99/1000000" });
+        const chunk = new Uint8Array(1 << 20);
+        for (let i = 0; i < 64 && !res.destroyed; i++) {
+          sent += chunk.length;
+          if (!res.write(chunk)) await new Promise((ok) => res.once("drain", ok).once("close", ok));
+        }
+        finished = !res.destroyed;
+        res.end();
+      });
+      await new Promise((ok) => endless.listen(0, "127.0.0.1", ok));
+      try {
+        const s = toSource(Atlas.fromUrl(`http://127.0.0.1:${endless.address().port}/x`, { timeout: 5000, ...through }), "data");
+        assert.equal(await code(s.read(0, 100)), "RangeNotSupported");
+        if (transport === "node:http") {
+          await new Promise((ok) => setTimeout(ok, 50));
+          assert.ok(!finished && sent < 16 << 20, `stopped reading: ${sent} bytes sent`);
+        }
+      } finally {
+        endless.closeAllConnections();
+        endless.close();
+      }
+    });
+
     it("credentials do not follow a redirect to another origin", async () => {
       // A second server on another port: another origin, redirecting to the first.
       const other = createServer((req, res) => {
