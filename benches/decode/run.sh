@@ -30,27 +30,32 @@ fi
 echo "== native: extracting the blocks, timing ruzstd and libzstd" >&2
 CARGO_TARGET_DIR="$target" cargo run --release --quiet --manifest-path benches/decode/native/Cargo.toml -- "$work/atlas" temperature "$work/blocks" | tee "$work/results.jsonl"
 
-# name | cargo arguments | wasm-opt levels. `libzstd-3` is the decode module
-# as js/scripts/build.sh builds it (profile wasm-decode); `libzstd-z` is
-# libzstd as the core module carries it.
+# name | cargo arguments | wasm-opt levels | C flags for libzstd. `shipped`
+# is libzstd as js/scripts/build.sh builds it for every module (C at 3, one
+# Huffman and one sequence decoder); `libzstd-3` all at 3, as the decode
+# module's profile builds it without those flags; `libzstd-z` the core's
+# build before session 7.
 z='--config profile.wasm-release.opt-level="z"'
+c3='--config profile.wasm-release.package.zstd-sys.opt-level=3'
+thin='-DHUF_FORCE_DECOMPRESS_X1=1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1'
 options=(
-  "ruzstd-z|$z|-Oz -O3"
-  "ruzstd-3|--config profile.wasm-release.opt-level=3|-O3"
-  "libzstd-z|--features libzstd $z|-Oz -O3"
-  "libzstd-z-c3|--features libzstd $z --config profile.wasm-release.package.zstd-sys.opt-level=3|-O3"
-  "libzstd-3|--features libzstd --config profile.wasm-release.opt-level=3 --config profile.wasm-release.package.zstd-sys.opt-level=3|-O3 -Oz"
+  "ruzstd-z|$z|-Oz -O3|"
+  "ruzstd-3|--config profile.wasm-release.opt-level=3|-O3|"
+  "libzstd-z|--features libzstd $z --config profile.wasm-release.package.zstd-sys.opt-level=\"z\"|-Oz -O3|"
+  "libzstd-z-c3|--features libzstd $z $c3|-O3|"
+  "shipped|--features libzstd $z $c3|-O3|$thin"
+  "libzstd-3|--features libzstd --config profile.wasm-release.opt-level=3 $c3|-O3 -Oz|"
 )
 wanted="${ATLAS_BENCH_OPTIONS:-}"
 features=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-reference-types --enable-multivalue)
 
 for option in "${options[@]}"; do
-  IFS='|' read -r name cargo_args levels <<< "$option"
+  IFS='|' read -r name cargo_args levels cflags <<< "$option"
   [ -z "$wanted" ] || [[ " $wanted " == *" $name "* ]] || continue
-  echo "== $name: cargo build $cargo_args" >&2
+  echo "== $name: cargo build $cargo_args ${cflags:+(C: $cflags)}" >&2
   # shellcheck disable=SC2086 # the arguments are split on purpose
-  cargo build --quiet --lib --target wasm32-unknown-unknown --profile wasm-release --features decode-module $cargo_args
+  CFLAGS_wasm32_unknown_unknown="$cflags" cargo build --quiet --lib --target wasm32-unknown-unknown --profile wasm-release --features decode-module $cargo_args
   out="$work/wasm/$name"
   rm -rf "$out" && mkdir -p "$out"
   wasm-bindgen --target web --out-dir "$out" --out-name atlas_decode \

@@ -5,9 +5,9 @@
 # the gzipped size of the .wasm, which must stay <= 150 KiB. Then the same
 # for the entry `atlas-wasm/atria`: the crate again with feature `atria`, as
 # a second module (atria_wasm_bg.wasm) so that the core's does not grow;
-# its size is printed, not budgeted (docs/atria.md). Why libzstd,
-# Rust and libzstd at opt-level "z" (Cargo.toml) and -O3:
-# docs/benchmarks.md, "Block decoding in wasm".
+# its size is printed, not budgeted (docs/atria.md). Why libzstd, Rust at
+# opt-level "z" and libzstd at 3 (Cargo.toml) and -O3: docs/benchmarks.md,
+# "Block decoding in wasm" and "Session 7".
 #
 # Needs: rustup target wasm32-unknown-unknown, Debian clang (libzstd for
 # wasm32), wasm-bindgen-cli of the exact version Cargo.lock pins, and
@@ -28,6 +28,11 @@ wasm_opt="$js/node_modules/.bin/wasm-opt"
 [ -x "$wasm_opt" ] || { echo "build.sh: run 'npm ci' in js/ first (for binaryen's wasm-opt)" >&2; exit 1; }
 
 command -v clang >/dev/null || { echo "build.sh: clang is needed to compile libzstd for wasm32: apt-get install clang" >&2; exit 1; }
+
+# libzstd's decoder in every module: one Huffman decoder (X1) and one
+# sequence decoder (the short one; the long one's prefetching buys nothing in
+# wasm). Smaller, and no slower on these blocks (docs/benchmarks.md, "Session 7").
+export CFLAGS_wasm32_unknown_unknown="-DHUF_FORCE_DECOMPRESS_X1=1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1"
 
 # Panic locations carry source paths: keep the builder's home and checkout
 # out of the shipped module (and its bytes out of the size budget).

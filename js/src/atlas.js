@@ -22,10 +22,10 @@ let initialise = () => {
 };
 let ready;
 let runtime = {}; // {spawn?, cores?, decoder?}: no decoder (workerd), the core decodes every block
-let decoder; // the decode module, loading or loaded, once per process
+let decoder; // the decode module for workers, compiling or compiled, once per process
 
-/** Loads the decode module once (a failure is retried by a later pool); a
- * loaded one is `decoder.loaded`, so that a later pool starts with it. */
+/** Compiles the decode module once (a failure is retried by a later pool); a
+ * compiled one is `decoder.loaded`, so that a later pool starts with it. */
 function loadDecoder() {
   decoder ??= runtime.decoder().then(
     (loaded) => (decoder.loaded = loaded),

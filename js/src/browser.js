@@ -1,6 +1,5 @@
 // Browsers and bundlers: the modules are fetched from beside this file and
 // compiled here, so that decode workers get the compiled decode module.
-import { decodeBlock, initSync as initDecoder } from "./atlas_decode.js";
 import init from "./atlas_wasm.js";
 import { bindInit } from "./atlas.js";
 import { webWorker } from "./pool.js";
@@ -19,11 +18,7 @@ bindInit(
   {
     spawn: typeof Worker === "function" ? webWorker : undefined,
     cores: globalThis.navigator?.hardwareConcurrency,
-    decoder: async () => {
-      const module = await compile(new URL("./atlas_decode_bg.wasm", import.meta.url));
-      initDecoder({ module });
-      return { module, decodeBlock };
-    },
+    decoder: () => compile(new URL("./atlas_decode_bg.wasm", import.meta.url)),
   },
 );
 

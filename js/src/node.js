@@ -3,7 +3,6 @@
 // WebAssembly.instantiate(bytes) (docs/js-api.md, "Size and start-up").
 import { readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { decodeBlock, initSync as initDecoder } from "./atlas_decode.js";
 import { initSync } from "./atlas_wasm.js";
 import { bindInit } from "./atlas.js";
 import { useTransport } from "./http.js";
@@ -22,11 +21,7 @@ bindInit(
   {
     spawn: nodeWorker,
     cores: availableParallelism(),
-    decoder: async () => {
-      const module = await compile("./atlas_decode_bg.wasm");
-      initDecoder({ module });
-      return { module, decodeBlock };
-    },
+    decoder: () => compile("./atlas_decode_bg.wasm"),
   },
 );
 

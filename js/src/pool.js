@@ -1,24 +1,24 @@
 /**
- * The decode pool: zstd and lz4 blocks decoded by the decode module
- * (`atlas_decode_bg.wasm`: only `decodeBlock`, built for speed, a third of
- * the core's size; docs/benchmarks.md, "The decode module") on workers and
- * on the calling thread, so a read across many datasets uses every core.
- * Each worker instantiates the same compiled module (compiled once, posted
- * to it); compressed bytes go in and decoded bytes come out as transferred
- * buffers, so no SharedArrayBuffer (and no COOP/COEP) is needed.
+ * The decode pool: zstd and lz4 blocks decoded on workers, so a read across
+ * many datasets uses every core. Each worker instantiates the decode module
+ * (`atlas_decode_bg.wasm`: only `decodeBlock`, built for speed) from one
+ * compiled module posted to it; compressed bytes go in and decoded bytes come
+ * out as transferred buffers, so no SharedArrayBuffer (and no COOP/COEP) is
+ * needed.
  *
  * The wasm side calls `pool.decode(codec, bytes, uncompressedSize, wanted)`
  * for each block (`src/wasm/decoder.rs`) and checks what comes back. A block
- * goes to the least busy ready worker; while none is ready (or with none
- * asked for) the decode module's own instance decodes it here. Blocks queue
- * on busy workers rather than run here: in a page the calling thread is the
- * one that draws (on two cores, measured, either way took the same time).
+ * goes to the least busy ready worker; while none is ready, or with none
+ * asked for, `decode` answers `undefined` and the core decodes the block in
+ * place, with the same libzstd (docs/benchmarks.md, "Session 7": decoding on
+ * the calling thread in a module of its own cost a copy of every block each
+ * way). Blocks queue on busy workers rather than run here: in a page the
+ * calling thread is the one that draws.
  *
- * Nothing is loaded at open (a catalogue needs no blocks): a read starts
- * loading the decode module, then a worker. Until the module is in,
- * `decode` answers `undefined` and the core decodes the block itself, so a
- * short read never waits for a module or a worker to start; a module that
- * fails to load leaves every block to the core.
+ * Nothing is loaded at open (a catalogue needs no blocks), and nothing at all
+ * without workers: a read starts loading the decode module, then a worker,
+ * so a short read never waits for either; a module that fails to load
+ * leaves every block to the core.
  */
 import { AtlasError } from "./errors.js";
 
@@ -31,39 +31,33 @@ export class DecodePool {
   #size;
   #spawn;
   #load;
-  #decoder; // {module, decodeBlock}; undefined: not asked for; null: loading, or failed
+  #module; // the compiled decode module; undefined: not asked for; null: loading, or failed
   #workers = [];
   #jobs = new Map();
   #nextId = 0;
   #closed = false;
 
   /**
-   * @param {number} size how many workers at most (0: the calling thread only)
+   * @param {number} size how many workers at most (0: none, every block decoded by the core)
    * @param {{spawn?: (onMessage: Function, onError: Function) => object,
-   *   decoder: () => Promise<{module: WebAssembly.Module, decodeBlock: Function}>,
-   *   loaded?: {module: WebAssembly.Module, decodeBlock: Function}}} runtime
-   *   how this runtime starts a worker (none: no workers) and loads the
-   *   decode module, and the module if this process has loaded it already
+   *   decoder: () => Promise<WebAssembly.Module>, loaded?: WebAssembly.Module}} runtime
+   *   how this runtime starts a worker (none: no workers) and compiles the
+   *   decode module, and the module if this process has compiled it already
    */
   constructor(size, { spawn, decoder, loaded }) {
     this.#size = spawn ? size : 0;
     this.#spawn = spawn;
     this.#load = decoder;
-    this.#decoder = loaded;
+    this.#module = loaded;
   }
 
-  /** Decodes one block: on a worker (a promise of its bytes), here (its
-   * bytes, a view valid until the next decode: the caller copies them at
-   * once), or not at all while the decode module is not loaded (`undefined`:
-   * the caller decodes it itself). `bytes` is valid only during the call. */
+  /** Decodes one block on a worker (a promise of its bytes), or answers
+   * `undefined` while no worker is ready: the caller decodes it itself.
+   * `bytes` is valid only during the call. */
   decode = (codec, bytes, uncompressedSize, wanted) => {
     if (this.#closed) return Promise.reject(closedError());
-    if (!this.#decoder) {
-      this.prepare();
-      return undefined;
-    }
     const worker = this.#pick();
-    if (!worker) return this.#decoder.decodeBlock(codec, bytes, uncompressedSize, wanted);
+    if (!worker) return undefined;
     const id = this.#nextId++;
     const copy = bytes.slice(); // a buffer of its own, transferred
     return new Promise((resolve, reject) => {
@@ -83,28 +77,33 @@ export class DecodePool {
     this.#jobs.clear();
   }
 
-  /** Starts loading the decode module (a read is coming), once, then a worker. */
+  /** A read is coming: starts compiling the decode module (once), then a
+   * worker. Nothing without workers. */
   prepare() {
-    if (this.#decoder) {
-      if (this.#workers.length === 0 && this.#size > 0 && !this.#closed) this.#start();
+    if (this.#size === 0 || this.#closed) return;
+    if (this.#module) {
+      if (this.#workers.length === 0) this.#start();
       return;
     }
-    if (this.#decoder === null) return; // loading, or failed to load
-    this.#decoder = null; // loading; stays null if it fails
+    if (this.#module === null) return; // loading, or failed to load
+    this.#module = null;
     this.#load().then(
-      (decoder) => {
+      (module) => {
         if (this.#closed) return;
-        this.#decoder = decoder;
-        // A read is under way: start a worker now, not on its next block.
-        if (this.#size > 0) this.#start();
+        this.#module = module;
+        this.#start(); // a read is under way: now, not on its next block
       },
       () => {},
     );
   }
 
-  /** The least busy ready worker, if any; starts one more while the pool is
-   * short of its size and every ready one is busy. */
+  /** The least busy ready worker, if any. Starts the module loading, or one
+   * more worker while the pool is short of its size and every ready one is busy. */
   #pick() {
+    if (!this.#module) {
+      this.prepare();
+      return undefined;
+    }
     const best = this.#workers.filter((w) => w.ready).reduce((a, w) => (a && a.busy <= w.busy ? a : w), undefined);
     if ((best && best.busy === 0) || this.#workers.length >= this.#size) return best;
     this.#start();
@@ -118,7 +117,7 @@ export class DecodePool {
     );
     worker.busy = 0;
     worker.ready = false;
-    worker.post({ module: this.#decoder.module });
+    worker.post({ module: this.#module });
     this.#workers.push(worker);
   }
 

@@ -82,31 +82,33 @@ function fakeRuntime() {
       return worker;
     },
   };
-  const decodeBlock = (codec, bytes, size, wanted) => new Uint8Array(wanted).fill(bytes[0]);
-  return { runtime, workers, load: { resolve: () => resolve({ module: "M", decodeBlock }), reject: () => reject(new Error("no module")) } };
+  return { runtime, workers, load: { resolve: () => resolve("M"), reject: () => reject(new Error("no module")) } };
 }
 
 describe("DecodePool: where a block goes", () => {
   const block = () => new Uint8Array([9, 1, 2, 3]);
 
-  it("the core decodes until the decode module is in, then the calling thread with it", async () => {
-    const { runtime, load } = fakeRuntime();
-    const pool = new DecodePool(0, runtime);
-    assert.equal(pool.decode("zstd", block(), 8, 8), undefined);
-    assert.equal(pool.decode("zstd", block(), 8, 8), undefined);
-    assert.equal(runtime.loads, 1, "loaded once");
-    load.resolve();
-    await new Promise((r) => setTimeout(r, 0));
-    assert.deepEqual(pool.decode("zstd", block(), 8, 5), new Uint8Array(5).fill(9));
-  });
-
-  it("prepare() starts loading before the first block", async () => {
-    const { runtime, load } = fakeRuntime();
+  it("without workers nothing loads, and the core decodes every block", async () => {
+    const { runtime, workers } = fakeRuntime();
     const pool = new DecodePool(0, runtime);
     pool.prepare();
+    assert.equal(pool.decode("zstd", block(), 8, 8), undefined);
+    assert.equal(pool.decode("zstd", block(), 8, 8), undefined);
+    assert.equal(runtime.loads, 0, "no decode module compiled");
+    assert.equal(workers.length, 0);
+  });
+
+  it("prepare() compiles the module once, before the first block, then starts a worker", async () => {
+    const { runtime, workers, load } = fakeRuntime();
+    const pool = new DecodePool(1, runtime);
+    pool.prepare();
+    pool.prepare();
+    assert.equal(runtime.loads, 1, "compiled once");
+    assert.equal(pool.decode("zstd", block(), 8, 8), undefined, "the core decodes while it compiles");
     load.resolve();
     await new Promise((r) => setTimeout(r, 0));
-    assert.ok(pool.decode("zstd", block(), 8, 8) instanceof Uint8Array);
+    assert.equal(workers.length, 1);
+    assert.deepEqual(workers[0].sent[0].m, { module: "M" });
   });
 
   it("workers start after the module, take blocks once ready, with a copy of the bytes", async () => {
@@ -115,8 +117,8 @@ describe("DecodePool: where a block goes", () => {
     pool.prepare();
     load.resolve();
     await new Promise((r) => setTimeout(r, 0));
-    // Not ready yet: decoded here, and one worker started with the module.
-    assert.ok(pool.decode("zstd", block(), 8, 8) instanceof Uint8Array);
+    // Not ready yet: left to the core, and one worker started with the module.
+    assert.equal(pool.decode("zstd", block(), 8, 8), undefined);
     assert.equal(workers.length, 1);
     assert.deepEqual(workers[0].sent[0].m, { module: "M" });
     workers[0].onMessage({ ready: true });
@@ -138,13 +140,13 @@ describe("DecodePool: where a block goes", () => {
     await assert.rejects(pool.decode("zstd", block(), 8, 8), (e) => e.code === "InvalidArgument");
   });
 
-  it("a pool made once the module is loaded decodes with it from the first block", async () => {
+  it("a pool made once the module is compiled starts a worker with it at its first block", async () => {
     const { runtime, workers } = fakeRuntime();
-    const loaded = { module: "M", decodeBlock: (codec, bytes, size, wanted) => new Uint8Array(wanted) };
-    const pool = new DecodePool(1, { ...runtime, loaded });
-    assert.ok(pool.decode("zstd", block(), 8, 8) instanceof Uint8Array);
+    const pool = new DecodePool(1, { ...runtime, loaded: "M" });
+    assert.equal(pool.decode("zstd", block(), 8, 8), undefined);
     assert.equal(runtime.loads, 0);
-    assert.equal(workers.length, 1, "and a worker starts with it");
+    assert.equal(workers.length, 1);
+    assert.deepEqual(workers[0].sent[0].m, { module: "M" });
   });
 
   it("a decode module that fails to load leaves every block to the core", async () => {
@@ -199,7 +201,7 @@ describe("the decode pool in Node", () => {
     atlas.close();
   });
 
-  it("a corrupt block is CorruptCollection from the decode module, here and on a worker", async () => {
+  it("a corrupt block is CorruptCollection, from the core here and from the decode module on a worker", async () => {
     // Where chunked/float64's block lies: the ranges a read of it fetches.
     const bytes = file("every_dtype_zstd");
     const ranges = [];

@@ -1,13 +1,12 @@
 //! Block decoding handed to JavaScript: the npm package's decode pool.
 //!
 //! [`JsDecoder`] is the core's [`BlockDecoder`] over a JavaScript function
-//! `(codec, bytes, uncompressedSize, wanted) => Uint8Array | Promise<Uint8Array> | undefined`.
+//! `(codec, bytes, uncompressedSize, wanted) => Promise<Uint8Array> | undefined`.
 //! The facade's pool (`js/src/pool.js`) answers with a promise when it posts
 //! the bytes to a worker, whose instance of the decode module runs
-//! `decodeBlock` (block.rs); with the bytes themselves when it decoded them
-//! on this thread with its own instance; with `undefined` while the decode
-//! module is not loaded: then the block is decoded here. What comes back is
-//! checked here too: a worker is code we did not run.
+//! `decodeBlock` (block.rs), and with `undefined` while no worker is ready:
+//! then the block is decoded here. What comes back is checked here too: a
+//! worker is code we did not run.
 
 use std::future::ready;
 use std::sync::Arc;
@@ -44,8 +43,8 @@ impl BlockDecoder for JsDecoder {
         let (size, wanted) = (block.uncompressed_size, block.wanted);
         let called = {
             // SAFETY: a view of our memory, used only during this call: the
-            // pool copies it into a worker's buffer or the decode module's
-            // memory, and calls nothing of this module that could allocate.
+            // pool copies it into a worker's buffer, and calls nothing of
+            // this module that could allocate.
             let bytes = unsafe { Uint8Array::view(&block.bytes[block.range.clone()]) };
             self.decode.call4(
                 &JsValue::NULL,
@@ -56,13 +55,8 @@ impl BlockDecoder for JsDecoder {
             )
         };
         let called = match called {
-            // The decode module is not loaded yet: the pool leaves this block to us.
+            // No worker is ready: the pool leaves this block to us.
             Ok(answer) if answer.is_undefined() => return Box::pin(ready(block.decompress())),
-            // Decoded on this thread: a view of the decode module's memory,
-            // valid only now, so copied before anything else runs.
-            Ok(answer) if answer.is_instance_of::<Uint8Array>() => {
-                return Box::pin(ready(decoded(answer.unchecked_into(), wanted)))
-            }
             other => other,
         };
         Box::pin(async move {
