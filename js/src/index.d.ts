@@ -216,8 +216,9 @@ export interface OpenOptions extends UrlOptions {
   tailProbeBytes?: number;
   /**
    * Workers that decode blocks (Web Workers in browsers, worker_threads in
-   * Node) with the decode module (`atlas_decode_bg.wasm`, loaded on the
-   * first read), started on the first read and stopped by `close()`.
+   * Node) with the decode module (`atlas_decode_bg.wasm`, compiled on the
+   * first read), started on the first read and stopped by `close()`; until
+   * one is ready the core decodes on the calling thread.
    * Default: cores − 1, at most 4; 0 decodes on the calling thread.
    * Cloudflare Workers (workerd) have no workers: blocks are always decoded
    * inline there, by the core module.
