@@ -357,11 +357,14 @@ function sourcesOf(target, options, kept) {
   return { data: toSource(data, "data"), mask: target.mask == null ? undefined : toSource(keeping(target.mask, "mask"), "mask") };
 }
 
-/** The decode pool with `decodeWorkers` workers, or none where there is no decode module (workerd). */
+/** The decode pool with `decodeWorkers` workers, or none: with no workers
+ * asked for or possible (workerd) the core decodes every block, and no call
+ * leaves wasm for a pool that would only answer "decode it yourself". */
 function decodePool(count) {
   expect(count === undefined || (Number.isInteger(count) && count >= 0), "decodeWorkers must be a whole number >= 0");
-  if (!runtime.decoder) return undefined;
-  return new DecodePool(count ?? defaultWorkers(runtime.cores), { spawn: runtime.spawn, decoder: loadDecoder, loaded: decoder?.loaded });
+  const size = count ?? defaultWorkers(runtime.cores);
+  if (!runtime.decoder || !runtime.spawn || size === 0) return undefined;
+  return new DecodePool(size, { spawn: runtime.spawn, decoder: loadDecoder, loaded: decoder?.loaded });
 }
 
 const cancellable = cancellableWith(aborted);
