@@ -2,20 +2,18 @@
  * The HTTP transport of the Node entries: the part of `fetch` that
  * `httpSource` (http.js) uses, over `node:http` and `node:https`.
  *
- * Why not undici's `fetch`: a fresh Node 20 process spends 60–130 ms on its
- * first `fetch` (undici loads lazily) against 12–20 ms for `http.request`,
- * and each later 600 KB answer costs 20–30 ms of the calling thread against
- * 4–8 ms (docs/benchmarks.md, "Session 7"). The checks stay in http.js; this
+ * Why not undici's `fetch`: undici loads lazily, and a fresh Node 20
+ * process's first 600 KB range took 33–40 ms over `fetch` against 8–10 ms
+ * over `http.request` (benches/js/transport.mjs). The checks stay in http.js; this
  * only moves bytes. It asks for `Accept-Encoding: identity` (undici asks for
  * gzip, and a server that obliges breaks every byte range), follows
  * redirects as `fetch` does (at most 20, credentials dropped across
- * origins), and honours the `AbortSignal`, mid-body too. Beside
+ * origins), and honours the `AbortSignal`, mid-body too. In place of
  * `arrayBuffer()` an answer has `chunks()`, the body as it arrived, which
  * http.js hands to the core unjoined (sources.js, `Bytes`).
  */
 import http from "node:http";
 import https from "node:https";
-import { joined } from "./sources.js";
 
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -58,7 +56,7 @@ function get(url, headers, signal) {
   });
 }
 
-/** The `Response` members http.js reads. */
+/** The `Response` members http.js reads, `chunks()` for `arrayBuffer()`. */
 function responseOf(message) {
   // An error after the caller let go of the body must not be an uncaught one.
   message.on("error", () => {});
@@ -72,9 +70,8 @@ function responseOf(message) {
       has: (name) => message.headers[name.toLowerCase()] !== undefined,
     },
     body: { cancel: async () => void message.destroy() },
-    arrayBuffer: async () => joined(await chunksOf(message, Infinity)).buffer,
-    // Not in `fetch`: the body as it came, for http.js to hand on unjoined;
-    // past `limit` bytes it stops reading, and answers what it has.
+    // The body as it came, for http.js to hand on unjoined; past `limit`
+    // bytes it stops reading, and answers what it has.
     chunks: (limit) => chunksOf(message, limit),
   };
 }

@@ -27,7 +27,7 @@
  * (neither exists) the process's memory, shared by every handle.
  */
 import { expect } from "./errors.js";
-import { joined } from "./sources.js";
+import { joined, lengthOf } from "./sources.js";
 
 const DEFAULT_BYTES = 256 * 1024 * 1024;
 /** Entries are keyed as URLs (the Cache API wants http(s)); this host is never contacted. */
@@ -266,7 +266,6 @@ class Kept {
     const exactUrl = urlOf(key, etag, start, end);
     const exact = this.#entries.get(exactUrl);
     if (exact) return [{ url: exactUrl, entry: exact, from: start, to: end }];
-
     const candidates = [];
     for (const [url, entry] of this.#entries) {
       if (entry.key === key && entry.etag === etag && entry.start < end && entry.end > start) candidates.push({ url, entry });
@@ -283,13 +282,15 @@ class Kept {
     return pieces;
   }
 
-  /** Keeps `bytes` as `key`'s bytes from `start`, if `etag` is the version kept. */
+  /** Keeps `bytes` (sources.js, `Bytes`) as `key`'s bytes from `start`, if `etag` is the version kept. */
   keep(key, etag, start, bytes) {
-    const end = start + bytes.length;
-    if (this.#objects.get(key)?.etag !== etag || bytes.length === 0 || bytes.length > this.#cap) return;
+    const length = lengthOf(bytes);
+    const end = start + length;
+    if (this.#objects.get(key)?.etag !== etag || length === 0 || length > this.#cap) return;
     const url = this.#add(key, etag, start, end, ++this.#clock, false);
     if (!url) return; // kept already
-    const copy = bytes.slice(); // the caller's bytes go into wasm memory and may be reused
+    // A copy of its own: the caller's bytes go into wasm memory and may be reused.
+    const copy = Array.isArray(bytes) ? joined(bytes) : bytes.slice();
     this.#writing.set(url, copy);
     this.#track(
       this.#backend.put(url, copy).then(
@@ -380,9 +381,8 @@ export function persistSource(source, kept) {
       return tail;
     }
     cache.setVersion(key, etag, tail.size);
-    const bytes = joined(tail.bytes);
-    cache.keep(key, etag, tail.size - bytes.length, bytes);
-    return { bytes, size: tail.size };
+    cache.keep(key, etag, tail.size - lengthOf(tail.bytes), tail.bytes);
+    return tail;
   }
 
   async function readTail(length, signal) {
@@ -416,10 +416,8 @@ export function persistSource(source, kept) {
       if (bytes) return bytes;
     }
     const bytes = await source.read(offset, length, signal);
-    if (etag === undefined) return bytes;
-    const whole = joined(bytes); // kept as one buffer
-    cache.keep(key, etag, offset, whole);
-    return whole;
+    if (etag !== undefined) cache.keep(key, etag, offset, bytes);
+    return bytes;
   }
 
   return {

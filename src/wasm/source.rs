@@ -23,16 +23,13 @@ use std::ops::Range;
 
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
-
-use super::MAX_SAFE;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, AbortSignal};
 
 use super::error::from_js;
+use super::MAX_SAFE;
 use crate::error::{Error, Result};
 use crate::source::{ByteSource, SourceFuture, Tail};
-
-/// Offsets travel as JavaScript numbers, exact up to 2^53.
 
 #[wasm_bindgen]
 extern "C" {
