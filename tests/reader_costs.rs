@@ -449,3 +449,154 @@ fn the_read_plan_tells_its_ranges_before_requesting_them() {
     block_on(atlas.read_across("temperature", &[100, 0], &[2, 2])).unwrap();
     assert_eq!(told.lock().unwrap().last(), Some(&Vec::new()));
 }
+
+/// Futures that end only as a test lets them: the first `allowed` tickets
+/// ever issued pass. Counts tickets issued and passed.
+struct Turnstile(std::sync::Mutex<TurnstileState>);
+
+struct TurnstileState {
+    issued: usize,
+    passed: usize,
+    allowed: usize,
+    waiting: Vec<std::task::Waker>,
+}
+
+impl Turnstile {
+    fn new(allowed: usize) -> Arc<Self> {
+        Arc::new(Turnstile(std::sync::Mutex::new(TurnstileState {
+            issued: 0,
+            passed: 0,
+            allowed,
+            waiting: Vec::new(),
+        })))
+    }
+
+    fn ticket(self: &Arc<Self>) -> impl std::future::Future<Output = ()> + Send + 'static {
+        let number = {
+            let mut state = self.0.lock().unwrap();
+            state.issued += 1;
+            state.issued - 1
+        };
+        let gate = self.clone();
+        std::future::poll_fn(move |cx| {
+            let mut state = gate.0.lock().unwrap();
+            if number < state.allowed {
+                state.passed += 1;
+                return std::task::Poll::Ready(());
+            }
+            state.waiting.push(cx.waker().clone());
+            std::task::Poll::Pending
+        })
+    }
+
+    /// Lets the first `allowed` tickets pass.
+    fn allow(&self, allowed: usize) {
+        let mut state = self.0.lock().unwrap();
+        state.allowed = allowed;
+        state.waiting.drain(..).for_each(|w| w.wake());
+    }
+
+    /// `(issued, waiting to pass)`.
+    fn counts(&self) -> (usize, usize) {
+        let state = self.0.lock().unwrap();
+        (state.issued, state.issued - state.passed)
+    }
+}
+
+/// A memory source whose range reads each wait for a ticket.
+struct Parked(MemorySource, Arc<Turnstile>);
+
+impl ByteSource for Parked {
+    fn read_range(
+        &self,
+        range: std::ops::Range<u64>,
+    ) -> atlas_wasm::source::SourceFuture<'_, Vec<u8>> {
+        let ticket = self.1.ticket();
+        Box::pin(async move {
+            ticket.await;
+            self.0.read_range(range).await
+        })
+    }
+    fn read_tail(&self, len: u64) -> atlas_wasm::source::SourceFuture<'_, atlas_wasm::Tail> {
+        self.0.read_tail(len)
+    }
+    fn describe(&self) -> String {
+        "parked".into()
+    }
+}
+
+/// Decodes a block once it has a ticket.
+struct ParkedDecoder(Arc<Turnstile>);
+
+impl atlas_wasm::BlockDecoder for ParkedDecoder {
+    fn decode(
+        &self,
+        block: atlas_wasm::CompressedBlock,
+    ) -> atlas_wasm::source::SourceFuture<'static, Vec<u8>> {
+        let ticket = self.0.ticket();
+        Box::pin(async move {
+            ticket.await;
+            block.decompress()
+        })
+    }
+}
+
+#[test]
+fn requests_leave_while_earlier_blocks_are_still_decoding_and_stay_within_max_concurrency() {
+    let bytes = std::fs::read(fixture().join("data.atlas")).unwrap();
+    let (reads, decodes) = (Turnstile::new(usize::MAX), Turnstile::new(0));
+    let options = atlas_wasm::ReadOptions {
+        max_concurrency: 2,
+        coalesce_bytes: 1, // one request per block
+        decoder: Some(Arc::new(ParkedDecoder(decodes.clone()))),
+        ..Default::default()
+    };
+    let source = Parked(MemorySource::new(bytes), reads.clone());
+    let atlas = block_on(Atlas::open_with(Arc::new(source), None, options)).unwrap();
+    let ds = atlas.dataset("day_00").unwrap();
+    block_on(ds.array_layout("temperature")).unwrap(); // the segment is open
+    let before = reads.counts().0;
+    reads.allow(before);
+
+    let mut read = std::pin::pin!(atlas.read_across("temperature", &[], &[]));
+    let mut poll = || {
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        assert!(std::future::Future::poll(read.as_mut(), &mut cx).is_pending());
+        let (issued, waiting) = reads.counts();
+        assert!(
+            waiting <= 2,
+            "{waiting} requests in flight, max_concurrency is 2"
+        );
+        issued - before
+    };
+    assert_eq!(poll(), 2, "two requests leave at once");
+    // Each request answered starts the next, though no block is decoded.
+    for answered in 1..=2 {
+        reads.allow(before + answered);
+        assert_eq!(poll(), 2 + answered);
+    }
+    // Four blocks (2 × max_concurrency) fetched ahead of the first decode: no more.
+    reads.allow(usize::MAX);
+    assert_eq!(poll(), 4);
+    assert_eq!(
+        decodes.counts(),
+        (2, 2),
+        "the first two blocks are decoding"
+    );
+
+    decodes.allow(usize::MAX);
+    let all = block_on(read).unwrap();
+    assert_eq!(
+        reads.counts().0 - before,
+        DATASETS,
+        "each block fetched once"
+    );
+    for (d, (name, array)) in all.iter().enumerate() {
+        assert_eq!(name, &format!("day_{d:02}"));
+        let values = array.clone().into_typed::<f32>().unwrap().data;
+        assert_eq!(
+            values[ROWS * COLS - 1],
+            (d * 1_000_000 + ROWS * COLS - 1) as f32
+        );
+    }
+}

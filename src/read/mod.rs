@@ -2,6 +2,7 @@
 //! from memory, and read segments and blocks lazily.
 
 mod across;
+mod ahead;
 mod array;
 mod atlas;
 mod cache;

@@ -1,16 +1,17 @@
 //! An opened segment: its footer, decoded once, and block loading through the cache.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 use std::sync::Arc;
 
 use futures_util::future::{FutureExt, Shared};
-use futures_util::stream::{self, Stream, StreamExt};
+use futures_util::stream::{Stream, StreamExt};
 
 use crate::error::{Error, Result};
 use crate::format::budget::check;
 use crate::format::segment::{ArrayMeta, BlockMeta, OpenedSegment, SegmentFooter, SegmentOpen};
 use crate::format::value::Attr;
+use crate::read::ahead::{InOrder, Prefetch};
 use crate::read::cache::{Block, BlockKey, Lookup};
 use crate::read::decode::CompressedBlock;
 use crate::read::open::drive_holding;
@@ -156,10 +157,12 @@ impl Segment {
         let mut waits: HashMap<u32, SharedBlock> = HashMap::with_capacity(wants.len());
         let mut ready: HashMap<u32, Block> = HashMap::new();
         let mut planned: Vec<Range<u64>> = Vec::new();
+        let mut prefetch = VecDeque::new();
         {
             let mut loading = inner.loading.lock().unwrap_or_else(|p| p.into_inner());
-            let mut missing: Vec<(&BlockMeta, u64)> = Vec::new();
-            for &(id, wanted) in wants {
+            // Each with where `wants` lists it.
+            let mut missing: Vec<(&BlockMeta, u64, usize)> = Vec::new();
+            for (at, &(id, wanted)) in wants.iter().enumerate() {
                 let key: BlockKey = (self.variable, id);
                 let wanted = wanted.min(self.blocks[id as usize].uncompressed_size);
                 let pending = loading.get(&key).cloned();
@@ -184,25 +187,30 @@ impl Segment {
                         loading.insert(key, (whole, shared.clone()));
                         waits.insert(id, shared);
                     }
-                    (Lookup::Miss, None) => missing.push((&self.blocks[id as usize], wanted)),
+                    (Lookup::Miss, None) => missing.push((&self.blocks[id as usize], wanted, at)),
                 }
             }
             // Callers list blocks by id or in first use, which is file
             // order in the files writers make; any other order only
             // coalesces less.
-            let metas: Vec<&BlockMeta> = missing.iter().map(|(b, _)| *b).collect();
-            let mut wanted = missing.iter().map(|(_, w)| *w);
+            let metas: Vec<&BlockMeta> = missing.iter().map(|(b, _, _)| *b).collect();
+            let mut wanted = missing.iter().map(|&(_, w, at)| (w, at));
             for group in coalesce(&metas, inner.options.coalesce_bytes) {
                 let (start, end) = span(&group);
-                if !self.in_probe(start) {
-                    planned.push(self.offset + start..self.offset + end);
-                }
                 let fetch = self.fetch_group(inner, &group).shared();
+                let mut last = 0;
                 for (position, block) in group.iter().enumerate() {
-                    let (id, want) = (block.id.0, wanted.next().unwrap_or(0));
+                    let (want, at) = wanted.next().unwrap_or_default();
+                    let id = block.id.0;
                     let shared = self.load_one(inner, fetch.clone(), position, id, want);
                     loading.insert((self.variable, id), (want, shared.clone()));
                     waits.insert(id, shared);
+                    last = last.max(at);
+                }
+                if !self.in_probe(start) {
+                    planned.push(self.offset + start..self.offset + end);
+                    let bytes = end - start;
+                    prefetch.push_back(Prefetch { fetch, bytes, last });
                 }
             }
         }
@@ -225,7 +233,11 @@ impl Segment {
                 }
             })
             .collect();
-        stream::iter(each).buffered(concurrency)
+        // Compressed bytes fetched ahead of the decoder: what keeps the
+        // requests in flight busy, not the whole read (`iterate` reads a
+        // million datasets through this).
+        let ahead = inner.options.memory_budget / 2;
+        InOrder::new(each, prefetch, concurrency, ahead)
     }
 
     /// Block `id` whole, once `shorter` (a load of less of it) has ended:
