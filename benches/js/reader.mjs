@@ -39,10 +39,13 @@ const readers = {
     await Atlas.open({ data: Atlas.fromBytes(new Uint8Array(0)) }).catch(() => {});
     const initMs = performance.now() - t0;
     const url = `${base}/atlas/`;
+    // ATLAS_BENCH_WORKERS sets decodeWorkers (unset: the package's default).
+    const workers = process.env.ATLAS_BENCH_WORKERS;
+    const defaults = workers === undefined ? {} : { decodeWorkers: Number(workers) };
     return {
       initMs,
       async w1(options = {}) {
-        const atlas = await Atlas.open(url, options);
+        const atlas = await Atlas.open(url, { ...defaults, ...options });
         const names = atlas.listDatasets();
         const stations = await atlas.attributesByDataset(null, want.attribute);
         return textSum(catalogue(names, (n) => stations[n]));
@@ -52,7 +55,7 @@ const readers = {
         return this.w1({ tailProbeBytes: 512 << 10 });
       },
       async w2() {
-        const atlas = await Atlas.open(url);
+        const atlas = await Atlas.open(url, defaults);
         const { data, shape } = await atlas.readAcross(want.array);
         if (shape[0] !== want.datasets) throw new Error(`readAcross stacked ${shape[0]} datasets`);
         return floatsSum(data);
@@ -69,7 +72,7 @@ const readers = {
         return floatsSum(data);
       },
       async "w2-each"() {
-        const atlas = await Atlas.open(url);
+        const atlas = await Atlas.open(url, defaults);
         const names = atlas.listDatasets();
         const out = new Float32Array(names.length * rows * cols);
         await Promise.all(
@@ -81,7 +84,7 @@ const readers = {
         return floatsSum(out);
       },
       async w3() {
-        const atlas = await Atlas.open(url);
+        const atlas = await Atlas.open(url, defaults);
         const { data } = await atlas.dataset(want.w3_dataset).read(want.array, { start: want.w3_start, shape: want.w3_shape });
         return floatsSum(data);
       },
