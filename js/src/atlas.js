@@ -81,8 +81,16 @@ export class Atlas {
   static async open(target, options = {}) {
     if (options.signal?.aborted) throw aborted(options.signal);
     const persist = persistOptions(options.persist);
-    await start();
-    const { data, mask } = sourcesOf(target, options, persist && keptBytes(persist.bytes));
+    const starting = start();
+    let sources;
+    try {
+      sources = sourcesOf(target, options, persist && keptBytes(persist.bytes));
+    } catch (error) {
+      starting.catch(() => {}); // the argument's error is the one to report
+      throw error;
+    }
+    const { data, mask } = askedEarly(sources, options);
+    await starting;
     const abort = abortOf(options.signal);
     const pool = decodePool(options.decodeWorkers);
     try {
@@ -355,6 +363,37 @@ function sourcesOf(target, options, kept) {
   expect(target !== null && typeof target === "object" && "data" in target, "Atlas.open takes a URL or {data, mask}");
   const data = keeping(target.data, "data");
   return { data: toSource(data, "data"), mask: target.mask == null ? undefined : toSource(keeping(target.mask, "mask"), "mask") };
+}
+
+/** The core's first read of `data.atlas` (`TAIL_PROBE_SIZE`, src/format/container.rs) and of `deleted.mask`. */
+const FIRST_TAIL = 64 * 1024;
+/** Larger probes are left to the core, which may refuse them. */
+const MAX_EARLY_TAIL = 8 * 1024 * 1024;
+
+/**
+ * The sources with their first tail reads asked for now, so that an open's
+ * first requests travel while the wasm module compiles (a cold page or
+ * process spends 10-20 ms there in Node, and a round trip for the .wasm in a
+ * browser). The core asks for the same reads once it runs and is handed
+ * these; a read of another length goes to the source as usual.
+ */
+function askedEarly({ data, mask }, options) {
+  const probe = options.tailProbeBytes ?? FIRST_TAIL;
+  if (!Number.isSafeInteger(probe) || probe <= 0 || probe > MAX_EARLY_TAIL) return { data, mask };
+  const early = (source, length) => {
+    if (source === undefined) return undefined;
+    let first = source.readTail(length, options.signal);
+    first.catch(() => {}); // reported when the core asks for it
+    return {
+      ...source,
+      readTail(asked, signal) {
+        const answer = asked === length ? first : undefined;
+        first = undefined;
+        return answer ?? source.readTail(asked, signal);
+      },
+    };
+  };
+  return { data: early(data, probe), mask: early(mask, FIRST_TAIL) };
 }
 
 /** The decode pool with `decodeWorkers` workers, or none: with no workers

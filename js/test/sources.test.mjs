@@ -99,3 +99,38 @@ describe("edges of the API", () => {
     await rejects(ds.read("int8"), "InvalidArgument");
   });
 });
+
+describe("the first requests of an open", () => {
+  /** A user source that counts its tail reads by length. */
+  const counted = (bytes) => {
+    const tails = [];
+    return {
+      tails,
+      source: {
+        size: bytes.length,
+        read: async (o, n) => bytes.slice(o, o + n),
+        readTail: async (n) => (tails.push(n), { size: bytes.length, bytes: bytes.slice(Math.max(0, bytes.length - n)) }),
+      },
+    };
+  };
+
+  it("asks each tail once, whether it left before the module was ready or not", async () => {
+    for (const tailProbeBytes of [undefined, 1000, 8 * 1024 * 1024, 16 * 1024 * 1024]) {
+      const data = counted(file("deleted_datasets"));
+      const mask = counted(file("deleted_datasets", "deleted.mask"));
+      const atlas = await Atlas.open({ data: data.source, mask: mask.source }, { tailProbeBytes });
+      assert.deepEqual(data.tails, [tailProbeBytes ?? 65536], `tailProbeBytes ${tailProbeBytes}`);
+      assert.deepEqual(mask.tails, [65536]);
+      assert.equal(atlas.deletedCount, expected("deleted_datasets").total_datasets - expected("deleted_datasets").dataset_count);
+      atlas.close();
+    }
+  });
+
+  it("leaves before the open waits for the wasm module", async () => {
+    const data = counted(file("deleted_datasets"));
+    const opening = Atlas.open({ data: data.source });
+    assert.deepEqual(data.tails, [65536], "asked within the call, before its first await");
+    (await opening).close();
+    assert.deepEqual(data.tails, [65536]);
+  });
+});
