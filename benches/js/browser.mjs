@@ -3,6 +3,8 @@
 // fresh page per run, 20 ms per request. Run by run.sh after the Node table.
 //
 //   node browser.mjs WORKLOAD_DIR [--runs 3] [--latency 20]
+//
+// ATLAS_WASM_DIST names another build's dist/ directory (default js/dist).
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +18,7 @@ const [dir] = argv;
 const runs = Number(option("runs", 3));
 const latency = Number(option("latency", 20));
 const want = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
-const dist = fileURLToPath(new URL("../../js/dist", import.meta.url));
+const dist = process.env.ATLAS_WASM_DIST ?? fileURLToPath(new URL("../../js/dist", import.meta.url));
 
 const root = mkdtempSync(join(tmpdir(), "atlas-bench-page-"));
 writeFileSync(join(root, "index.html"), `<!doctype html><script type="module">
