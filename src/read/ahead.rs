@@ -81,7 +81,9 @@ impl<L: Future + Unpin, F: Future + Unpin> InOrder<L, F> {
             self.queued.pop_front();
         }
         self.poll_running(cx);
-        while self.running.len() < self.concurrency && self.ahead.len() < 2 * self.concurrency {
+        while self.running.len() < self.concurrency
+            && self.ahead.len() < self.concurrency.saturating_mul(2)
+        {
             let room = self.limit.saturating_sub(self.held);
             match self.queued.front() {
                 Some(next) if self.ahead.is_empty() || next.bytes <= room => {}
