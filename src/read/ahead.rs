@@ -35,7 +35,6 @@ pub(crate) struct InOrder<L: Future, F> {
     queued: VecDeque<Prefetch<F>>,
     /// `(last, bytes)` of the reads started and not yet behind.
     ahead: VecDeque<(usize, u64)>,
-    held: u64,
     running: Vec<F>,
     yielded: usize,
     concurrency: usize,
@@ -58,7 +57,6 @@ impl<L: Future + Unpin, F: Future + Unpin> InOrder<L, F> {
             loads: loads.into_iter().map(Slot::Waiting).collect(),
             queued,
             ahead: VecDeque::new(),
-            held: 0,
             running: Vec::new(),
             yielded: 0,
             concurrency: concurrency.max(1),
@@ -69,12 +67,12 @@ impl<L: Future + Unpin, F: Future + Unpin> InOrder<L, F> {
     /// Forgets reads now behind, starts what the bounds allow, and polls
     /// the running ones (a read is sent when first polled).
     fn fetch_ahead(&mut self, cx: &mut Context<'_>) {
-        while let Some(&(last, bytes)) = self.ahead.front() {
-            if last >= self.yielded {
-                break;
-            }
+        while self
+            .ahead
+            .front()
+            .is_some_and(|&(last, _)| last < self.yielded)
+        {
             self.ahead.pop_front();
-            self.held -= bytes;
         }
         // Reads the loads already started and awaited themselves.
         while self.queued.front().is_some_and(|p| p.last < self.yielded) {
@@ -84,7 +82,8 @@ impl<L: Future + Unpin, F: Future + Unpin> InOrder<L, F> {
         while self.running.len() < self.concurrency
             && self.ahead.len() < self.concurrency.saturating_mul(2)
         {
-            let room = self.limit.saturating_sub(self.held);
+            let held: u64 = self.ahead.iter().map(|&(_, bytes)| bytes).sum();
+            let room = self.limit.saturating_sub(held);
             match self.queued.front() {
                 Some(next) if self.ahead.is_empty() || next.bytes <= room => {}
                 _ => break,
@@ -92,7 +91,6 @@ impl<L: Future + Unpin, F: Future + Unpin> InOrder<L, F> {
             let Some(next) = self.queued.pop_front() else {
                 break;
             };
-            self.held += next.bytes;
             self.ahead.push_back((next.last, next.bytes));
             self.running.push(next.fetch);
         }
