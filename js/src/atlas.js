@@ -10,8 +10,7 @@ import { abortOf, cancellableWith } from "./abort.js";
 import { AtlasHandle, setDriver, setErrorClass } from "./atlas_wasm.js";
 import { drive } from "./drive.js";
 import { AtlasError, aborted, expect } from "./errors.js";
-import { httpSource } from "./http.js";
-import { limiter } from "./limit.js";
+import { directorySources, httpSource } from "./http.js";
 import { keptBytes, persistOptions, persistSource } from "./persist.js";
 import { DecodePool, defaultWorkers } from "./pool.js";
 import { r2Source } from "./r2.js";
@@ -342,22 +341,11 @@ function sourcesOf(target, options, kept) {
     return persistSource(source, kept);
   };
   if (typeof target === "string" || target instanceof URL) {
-    let base;
-    try {
-      base = new URL(String(target), globalThis.location?.href);
-    } catch {
-      throw new AtlasError(`${target} is not a URL; pass an absolute URL of the collection's directory`, "InvalidArgument");
-    }
-    if (!base.pathname.endsWith("/")) base.pathname += "/";
-    const at = (file) => {
-      const url = new URL(file, base);
-      url.search = base.search; // a token in the query string serves both objects
-      return url;
-    };
     // Data and mask share one cap on requests in flight.
-    const http = { ...options, limit: limiter(options.maxConcurrency ?? 6) };
-    const data = keeping(httpSource(at("data.atlas"), http), "data");
-    const mask = keeping(httpSource(at("deleted.mask"), http), "mask");
+    const inDirectory = directorySources(target, options);
+    if (!inDirectory) throw new AtlasError(`${target} is not a URL; pass an absolute URL of the collection's directory`, "InvalidArgument");
+    const data = keeping(inDirectory("data.atlas"), "data");
+    const mask = keeping(inDirectory("deleted.mask"), "mask");
     return { data: toSource(data, "data"), mask: toSource(mask, "mask") };
   }
   expect(target !== null && typeof target === "object" && "data" in target, "Atlas.open takes a URL or {data, mask}");

@@ -15,8 +15,7 @@
 import { cancellableWith } from "./abort.js";
 import { AtriaCacheHandle, ParquetHandle, setDriver, setErrorClass } from "./atria_wasm.js";
 import { drive } from "./drive.js";
-import { httpSource } from "./http.js";
-import { limiter } from "./limit.js";
+import { directorySources, httpSource } from "./http.js";
 import { r2Source } from "./r2.js";
 import { toSource } from "./sources.js";
 
@@ -275,22 +274,14 @@ const KEPT_SOURCES = 4096;
  * one cap on requests in flight. HTTP cannot list: the readers probe.
  */
 function urlStore(target, options) {
-  let base;
-  try {
-    base = new URL(String(target), globalThis.location?.href);
-  } catch {
-    throw new AtriaError(`${target} is not a URL; pass an absolute URL of the cache's config directory`, "InvalidArgument");
-  }
-  if (!base.pathname.endsWith("/")) base.pathname += "/";
-  const http = { ...options, limit: limiter(options.maxConcurrency ?? 6) };
+  const inDirectory = directorySources(target, options);
+  if (!inDirectory) throw new AtriaError(`${target} is not a URL; pass an absolute URL of the cache's config directory`, "InvalidArgument");
   const sources = new Map();
   return {
     open(path) {
       let source = sources.get(path);
       if (!source) {
-        const url = new URL(path.split("/").map(encodeURIComponent).join("/"), base);
-        url.search = base.search; // a token in the query string serves every object
-        source = toSource(httpSource(url, http), path);
+        source = toSource(inDirectory(path), path);
         if (sources.size >= KEPT_SOURCES) sources.delete(sources.keys().next().value);
         sources.set(path, source);
       }

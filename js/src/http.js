@@ -56,6 +56,29 @@ class Retry {
 }
 
 /**
+ * HTTP sources for the files of one directory: `target` (a URL, absolute or
+ * against the page's) gets a trailing slash, each path is resolved under it
+ * with its query string (a token there serves every object), and all of them
+ * share one cap on requests in flight. Undefined when `target` is not a URL.
+ * @returns {((path: string) => ReturnType<typeof httpSource>) | undefined}
+ */
+export function directorySources(target, options = {}) {
+  let base;
+  try {
+    base = new URL(String(target), globalThis.location?.href);
+  } catch {
+    return undefined;
+  }
+  if (!base.pathname.endsWith("/")) base.pathname += "/";
+  const shared = { ...options, limit: limiter(options.maxConcurrency ?? 6) };
+  return (path) => {
+    const url = new URL(path.split("/").map(encodeURIComponent).join("/"), base);
+    url.search = base.search;
+    return httpSource(url, shared);
+  };
+}
+
+/**
  * @param {string | URL} url
  * @param {import("./index.d.ts").UrlOptions & {limit?: ReturnType<typeof limiter>}} [options]
  */
