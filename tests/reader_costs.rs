@@ -344,9 +344,13 @@ fn a_block_decoder_takes_over_decompression_and_sees_each_block_once() {
     );
 }
 
-/// Records how much of each block a read asked decoded.
+/// Records how much of each block a read asked decoded, and whether the
+/// read needed that block alone.
 #[derive(Default)]
-struct DecodeLog(std::sync::Mutex<Vec<(u64, u64)>>);
+struct DecodeLog(
+    std::sync::Mutex<Vec<(u64, u64)>>,
+    std::sync::Mutex<Vec<bool>>,
+);
 
 impl atlas_wasm::BlockDecoder for DecodeLog {
     fn decode(
@@ -357,6 +361,7 @@ impl atlas_wasm::BlockDecoder for DecodeLog {
             .lock()
             .unwrap()
             .push((block.wanted, block.uncompressed_size));
+        self.1.lock().unwrap().push(block.alone);
         Box::pin(std::future::ready(block.decompress()))
     }
 }
@@ -412,6 +417,33 @@ fn a_window_decodes_its_block_only_as_far_as_its_chunks_and_a_later_read_needs_n
     assert_eq!(a.unwrap().data, vec![6_000_000.0]);
     assert_eq!(b.unwrap().data, vec![(6_000_000 + 255 * 256 + 255) as f32]);
     assert_eq!(log.requests(), 1, "{:?}", log.entries());
+}
+
+#[test]
+fn a_decoder_is_told_which_blocks_a_read_needs_alone() {
+    let data = MemorySource::new(std::fs::read(fixture().join("data.atlas")).unwrap());
+    let decodes = Arc::new(DecodeLog::default());
+    let options = atlas_wasm::ReadOptions {
+        decoder: Some(decodes.clone()),
+        cache_bytes: 0,
+        ..Default::default()
+    };
+    let atlas = block_on(Atlas::open_with(Arc::new(data), None, options)).unwrap();
+    let alone = || std::mem::take(&mut *decodes.1.lock().unwrap());
+
+    let ds = atlas.dataset("day_02").unwrap();
+    block_on(ds.read_array_as::<f32>("temperature", &[3, 4], &[2, 2])).unwrap();
+    assert_eq!(alone(), vec![true], "a window inside one block");
+    block_on(atlas.read_across("temperature", &[], &[])).unwrap();
+    assert_eq!(
+        alone(),
+        vec![false; DATASETS],
+        "one block per dataset, read together"
+    );
+    let whole = atlas.dataset("day_05").unwrap();
+    block_on(whole.read_array_as::<f32>("temperature", &[0, 0], &[ROWS as u64, COLS as u64]))
+        .unwrap();
+    assert_eq!(alone(), vec![true], "a whole array that is one block");
 }
 
 #[test]

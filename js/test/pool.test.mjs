@@ -10,7 +10,7 @@ import { Atlas, AtlasError } from "atlas-wasm";
 import { FIXTURES, checkCollection, expected, float, sameValues } from "./expect.mjs";
 import { openPage } from "./page.mjs";
 
-const CHECKED = ["every_dtype_zstd", "every_dtype_lz4", "python_netcdf", "python_netcdf_lz4", "deleted_datasets"];
+const CHECKED = ["small_blocks", "every_dtype_zstd", "every_dtype_lz4", "python_netcdf", "python_netcdf_lz4", "deleted_datasets"];
 const file = (name, f = "data.atlas") => readFileSync(join(FIXTURES, name, f));
 const sources = (name) => {
   let mask = null;
@@ -33,19 +33,23 @@ Worker.prototype.postMessage = function (message, transfer) {
   return result;
 };
 
-/** What atlas-rust read from `chunked/float64` of every_dtype_zstd. */
-function chunkedFloat64() {
-  return expected("every_dtype_zstd")
-    .datasets.find((d) => d.name === "chunked")
-    .arrays.find((a) => a.name === "float64");
+// Only a read of several blocks uses the pool (a block read alone is decoded
+// in place): these read `signal` of small_blocks, which spans several 4 KiB blocks.
+const MANY = "small_blocks";
+
+/** What atlas-rust read from `signal` of small_blocks' dataset `dataset`. */
+function signal(dataset = "series_00") {
+  return expected(MANY)
+    .datasets.find((d) => d.name === dataset)
+    .arrays.find((a) => a.name === "signal");
 }
 
 /** Reads until a block went to a worker: until one has started, blocks are
- * decoded on the calling thread. `atlas` must be opened with `cacheBytes: 0`. */
+ * decoded on the calling thread. `atlas` (small_blocks) must be opened with `cacheBytes: 0`. */
 async function warm(atlas) {
   const before = posted;
   for (let i = 0; i < 200 && posted === before; i++) {
-    await atlas.dataset("chunked").read("float64");
+    await atlas.dataset("series_00").read("signal");
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
   assert.ok(posted > before, "no block went to a decode worker");
@@ -58,7 +62,7 @@ async function readUntilBlock(atlas, act) {
     act();
   };
   try {
-    return await atlas.dataset("chunked").read("float64", { signal: act.signal });
+    return await atlas.dataset("series_00").read("signal", { signal: act.signal });
   } finally {
     onBlock = () => {};
   }
@@ -167,7 +171,7 @@ describe("the decode pool in Node", () => {
       for (const name of CHECKED) {
         const atlas = await Atlas.open(sources(name), { decodeWorkers: workers, cacheBytes: 0 });
         // With workers, check the values they decode, not the first blocks decoded here.
-        if (workers > 0 && name === "every_dtype_zstd") await warm(atlas);
+        if (workers > 0 && name === MANY) await warm(atlas);
         await checkCollection(atlas, expected(name));
         atlas.close();
       }
@@ -181,58 +185,69 @@ describe("the decode pool in Node", () => {
   });
 
   it("decodes on the calling thread until a worker is ready, then on workers", async () => {
-    const atlas = await Atlas.open(sources("every_dtype_zstd"), { decodeWorkers: 1, cacheBytes: 0 });
+    const atlas = await Atlas.open(sources(MANY), { decodeWorkers: 1, cacheBytes: 0 });
     const before = posted;
-    sameValues(await atlas.dataset("chunked").read("float64"), chunkedFloat64().values, "float64", "chunked/float64");
+    sameValues(await atlas.dataset("series_00").read("signal"), signal().values, "float64", "series_00/signal");
     assert.equal(posted, before, "the first read did not wait for a worker to start");
     await warm(atlas);
     atlas.close();
   });
 
+  it("a block read alone is decoded in place, with a worker ready", async () => {
+    const atlas = await Atlas.open(sources(MANY), { decodeWorkers: 1, cacheBytes: 0 });
+    await warm(atlas);
+    const before = posted;
+    // One 7-label chunk: one block.
+    const labels = expected(MANY).datasets.find((d) => d.name === "series_02").arrays.find((a) => a.name === "label").values;
+    const window = await atlas.dataset("series_02").read("label", { start: [7], shape: [7] });
+    assert.deepEqual(window.data, labels.slice(7, 14));
+    assert.equal(posted, before, "no block went to a worker");
+    atlas.close();
+  });
+
   it("rejects a read aborted while its block is on a worker, and reads again after", async () => {
-    const atlas = await Atlas.open(sources("every_dtype_zstd"), { decodeWorkers: 2, cacheBytes: 0 });
+    const atlas = await Atlas.open(sources(MANY), { decodeWorkers: 2, cacheBytes: 0 });
     await warm(atlas);
     const controller = new AbortController();
     const act = () => controller.abort();
     act.signal = controller.signal;
     await assert.rejects(readUntilBlock(atlas, act), (e) => e instanceof AtlasError && e.code === "Aborted");
-    const again = await atlas.dataset("chunked").read("float64");
-    sameValues(again, chunkedFloat64().values, "float64", "chunked/float64");
+    const again = await atlas.dataset("series_00").read("signal");
+    sameValues(again, signal().values, "float64", "series_00/signal");
     atlas.close();
   });
 
   it("a corrupt block is CorruptCollection, from the core here and from the decode module on a worker", async () => {
-    // Where chunked/float64's block lies: the ranges a read of it fetches.
-    const bytes = file("every_dtype_zstd");
+    // Where series_00/signal's last blocks lie: the last range a read of it fetches.
+    const bytes = file(MANY);
     const ranges = [];
     const logged = { size: bytes.length, read: async (offset, length) => (ranges.push([offset, length]), bytes.subarray(offset, offset + length)) };
     const probe = await Atlas.open({ data: logged }, { decodeWorkers: 0, cacheBytes: 0, tailProbeBytes: 1024 });
-    ranges.length = 0;
-    await probe.dataset("chunked").read("float64");
+    await probe.dataset("series_00").read("signal");
     probe.close();
     const [offset] = ranges.at(-1);
     const broken = bytes.slice();
     broken.fill(0xee, offset, offset + 4); // the zstd frame's magic number
     for (const workers of [0, 2]) {
       const atlas = await Atlas.open({ data: Atlas.fromBytes(broken) }, { decodeWorkers: workers, cacheBytes: 0 });
-      // With workers, one ready before the read that matters: read another
-      // segment (int32's, intact) until a block went to a worker.
+      // With workers, one ready before the read that matters: read a
+      // dataset whose blocks are intact until a block went to a worker.
       const started = posted;
       for (let i = 0; workers > 0 && i < 200 && posted === started; i++) {
-        await atlas.dataset("unchunked").read("int32");
+        await atlas.dataset("series_04").read("signal");
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
       const before = posted;
-      await assert.rejects(atlas.dataset("chunked").read("float64"), (e) => e instanceof AtlasError && e.code === "CorruptCollection" && /zstd/.test(e.message), `decodeWorkers ${workers}`);
+      await assert.rejects(atlas.dataset("series_00").read("signal"), (e) => e instanceof AtlasError && e.code === "CorruptCollection" && /zstd/.test(e.message), `decodeWorkers ${workers}`);
       // The instance survives: a healthy array of the same collection still reads.
-      sameValues(await atlas.dataset("unchunked").read("int32"), expected("every_dtype_zstd").datasets.find((d) => d.name === "unchunked").arrays.find((a) => a.name === "int32").values, "int32", "unchunked/int32");
+      sameValues(await atlas.dataset("series_04").read("signal"), signal("series_04").values, "float64", "series_04/signal");
       if (workers > 0) assert.ok(posted > before, "the corrupt block went to a worker");
       atlas.close();
     }
   });
 
   it("close() stops the workers and fails the read waiting on them", async () => {
-    const atlas = await Atlas.open(sources("every_dtype_zstd"), { decodeWorkers: 2, cacheBytes: 0 });
+    const atlas = await Atlas.open(sources(MANY), { decodeWorkers: 2, cacheBytes: 0 });
     await warm(atlas);
     const act = () => atlas.close();
     await assert.rejects(readUntilBlock(atlas, act), (e) => e instanceof AtlasError && e.code === "InvalidArgument" && /closed/.test(e.message));
@@ -260,7 +275,7 @@ describe("the decode pool in headless Chromium (Web Workers)", () => {
     await closePage?.();
   });
 
-  /** `chunked/float64` of a fixture read in the page, as strings, with the blocks posted. */
+  /** `series_00/signal` of a fixture read in the page, as strings, with the blocks posted. */
   const readInPage = (name, workers, act) =>
     page.evaluate(
       async ({ url, workers, act }) => {
@@ -270,7 +285,7 @@ describe("the decode pool in headless Chromium (Web Workers)", () => {
         // Until a worker has started, blocks decode in the page: wait for one.
         const started = window.posted;
         for (let i = 0; workers > 0 && i < 200 && window.posted === started; i++) {
-          await atlas.dataset("chunked").read("float64");
+          await atlas.dataset("series_00").read("signal");
           await new Promise((resolve) => setTimeout(resolve, 5));
         }
         const before = window.posted;
@@ -280,7 +295,7 @@ describe("the decode pool in headless Chromium (Web Workers)", () => {
           if (act === "close") atlas.close();
         };
         try {
-          const r = await atlas.dataset("chunked").read("float64", { signal: controller.signal });
+          const r = await atlas.dataset("series_00").read("signal", { signal: controller.signal });
           return { values: Array.from(r.data, String), posted: window.posted - before };
         } catch (e) {
           return { error: e.code, posted: window.posted - before };
@@ -292,11 +307,11 @@ describe("the decode pool in headless Chromium (Web Workers)", () => {
       { url: `${site.url}/fixtures/${name}`, workers, act },
     );
 
-  const want = () => chunkedFloat64().values.map((v) => String(float(v)));
+  const want = () => signal().values.map((v) => String(float(v)));
 
   it("reads the same values with 0 and 2 workers", async () => {
-    const inline = await readInPage("every_dtype_zstd", 0);
-    const pooled = await readInPage("every_dtype_zstd", 2);
+    const inline = await readInPage(MANY, 0);
+    const pooled = await readInPage(MANY, 2);
     assert.deepEqual(inline.values, want());
     assert.deepEqual(pooled.values, want());
     assert.equal(inline.posted, 0);
@@ -304,10 +319,10 @@ describe("the decode pool in headless Chromium (Web Workers)", () => {
   });
 
   it("rejects a read aborted while its block is on a worker", async () => {
-    assert.equal((await readInPage("every_dtype_zstd", 2, "abort")).error, "Aborted");
+    assert.equal((await readInPage(MANY, 2, "abort")).error, "Aborted");
   });
 
   it("close() fails the read waiting on a worker", async () => {
-    assert.equal((await readInPage("every_dtype_zstd", 2, "close")).error, "InvalidArgument");
+    assert.equal((await readInPage(MANY, 2, "close")).error, "InvalidArgument");
   });
 });

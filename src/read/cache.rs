@@ -156,6 +156,7 @@ mod tests {
             range: 0..8,
             uncompressed_size: 8,
             wanted: 3,
+            alone: true,
         };
         cache.insert((0, 0), Arc::new(vec![7; 3]), Some(compressed));
         assert_eq!(cache.held(), 11, "the part and the compressed block");

@@ -40,6 +40,12 @@ impl BlockDecoder for JsDecoder {
             // Stored bytes: a copy, not worth a trip to a worker.
             return Box::pin(ready(block.decompress()));
         };
+        if block.alone {
+            // Nothing to decode beside it: a worker would only add two
+            // copies, and the first time its cold code (docs/benchmarks.md,
+            // "Session 9": a window read 160 -> 134 ms).
+            return Box::pin(ready(block.decompress()));
+        }
         let (size, wanted) = (block.uncompressed_size, block.wanted);
         let called = {
             // SAFETY: a view of our memory, used only during this call: the
