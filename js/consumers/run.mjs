@@ -63,7 +63,7 @@ async function inChromium(url, data) {
     });
     const result = await page.evaluate(() => window.atlasResult);
     if (result.failed && errors.length) result.failed += ` (console: ${errors.join("; ")})`;
-    if (!result.failed && !(result.workers > 0)) result.failed = "the blocks were not decoded on Web Workers";
+    if (!result.failed && !(result.workers > 0)) result.failed = "no decode Web Worker loaded its script and the decode module";
     return result;
   } finally {
     await page.close();
@@ -151,7 +151,7 @@ for (const [name, body] of Object.entries(consumers)) {
   try {
     const result = await body(data);
     let said = result === "typed" ? "index.d.ts and atria.d.ts accepted every use in types/app.ts and types/atria.ts" : check(result, FIXTURE);
-    if (result.workers) said += `; decode Web Workers started: ${result.workers}`;
+    if (result.workers) said += `; decode Web Workers ready: ${result.workers}`;
     console.log(`ok   ${name} (${((performance.now() - t0) / 1000).toFixed(1)} s): ${said}`);
   } catch (error) {
     failed.push(name);

@@ -1,7 +1,8 @@
 // What every consumer app does with the atlas-wasm it installed: open the
-// every_dtype_zstd fixture, read every array of every dataset (blocks
-// decoded on workers where the runtime has them), read one array across
-// datasets and provoke one error. The answer is JSON-safe (BigInts and
+// every_dtype_zstd fixture, read every array of every dataset (its first
+// read starts the decode pool's workers where the runtime has them; each of
+// these reads needs one block, which is decoded in place), read one array
+// across datasets and provoke one error. The answer is JSON-safe (BigInts and
 // non-finite floats as strings, bytes as hex) so that a page, a process or
 // a Worker can hand it to the runner, which holds it against the fixture's
 // expected.json (check.mjs). run.sh copies this file into each app.
@@ -19,14 +20,11 @@ export async function readCollection({ Atlas, AtlasError }, target) {
       }
       return arrays;
     };
-    let arrays = await readAll();
-    // A page counts the Web Workers started (page.js). The first read starts
-    // loading the decode module, then a worker: wait for it, read again.
-    const started = globalThis.decodeWorkersStarted;
-    if (started) {
-      for (let i = 0; i < 200 && started() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
-      arrays = await readAll();
-    }
+    const arrays = await readAll();
+    // A page counts the decode workers that came up (page.js): the first
+    // read started one; wait for it.
+    const ready = globalThis.decodeWorkersReady;
+    for (let i = 0; ready && i < 200 && ready() === 0; i++) await new Promise((resolve) => setTimeout(resolve, 25));
     const across = await atlas.readAcross("int32", { skip: true });
     let error;
     try {
