@@ -420,7 +420,7 @@ fn a_window_decodes_its_block_only_as_far_as_its_chunks_and_a_later_read_needs_n
 }
 
 #[test]
-fn a_decoder_is_told_which_blocks_a_read_needs_alone() {
+fn a_decoder_is_told_whether_other_blocks_are_loading() {
     let data = MemorySource::new(std::fs::read(fixture().join("data.atlas")).unwrap());
     let decodes = Arc::new(DecodeLog::default());
     let options = atlas_wasm::ReadOptions {
@@ -434,16 +434,57 @@ fn a_decoder_is_told_which_blocks_a_read_needs_alone() {
     let ds = atlas.dataset("day_02").unwrap();
     block_on(ds.read_array_as::<f32>("temperature", &[3, 4], &[2, 2])).unwrap();
     assert_eq!(alone(), vec![true], "a window inside one block");
-    block_on(atlas.read_across("temperature", &[], &[])).unwrap();
-    assert_eq!(
-        alone(),
-        vec![false; DATASETS],
-        "one block per dataset, read together"
-    );
     let whole = atlas.dataset("day_05").unwrap();
-    block_on(whole.read_array_as::<f32>("temperature", &[0, 0], &[ROWS as u64, COLS as u64]))
-        .unwrap();
+    let all = [ROWS as u64, COLS as u64];
+    block_on(whole.read_array_as::<f32>("temperature", &[0, 0], &all)).unwrap();
     assert_eq!(alone(), vec![true], "a whole array that is one block");
+
+    // Blocks are decoded in order, each load ending before the next decodes:
+    // only the last is decoded with nothing else loading.
+    block_on(atlas.read_across("temperature", &[], &[])).unwrap();
+    let mut across = vec![false; DATASETS - 1];
+    across.push(true);
+    assert_eq!(alone(), across, "one block per dataset, read together");
+}
+
+#[test]
+fn a_block_is_not_alone_while_another_read_loads_one() {
+    let bytes = std::fs::read(fixture().join("data.atlas")).unwrap();
+    let reads = Turnstile::new(usize::MAX);
+    let decodes = Arc::new(DecodeLog::default());
+    let options = atlas_wasm::ReadOptions {
+        decoder: Some(decodes.clone()),
+        cache_bytes: 0,
+        ..Default::default()
+    };
+    let source = Parked(MemorySource::new(bytes), reads.clone());
+    let atlas = block_on(Atlas::open_with(Arc::new(source), None, options)).unwrap();
+    let (a, b) = (
+        atlas.dataset("day_01").unwrap(),
+        atlas.dataset("day_06").unwrap(),
+    );
+    block_on(a.array_layout("temperature")).unwrap(); // the segment is open
+    reads.allow(reads.counts().0);
+
+    // Two windows in two blocks: both requests leave before either block is in.
+    let window = |ds| async move {
+        let ds: &atlas_wasm::DatasetView = ds;
+        ds.read_array_as::<f32>("temperature", &[1, 1], &[1, 1])
+            .await
+    };
+    let mut both = std::pin::pin!(async { futures_util::join!(window(&a), window(&b)) });
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    assert!(std::future::Future::poll(both.as_mut(), &mut cx).is_pending());
+    assert_eq!(reads.counts().1, 2, "both block requests are waiting");
+    reads.allow(usize::MAX);
+    let (x, y) = block_on(both);
+    assert_eq!(x.unwrap().data, vec![(1_000_000 + 257) as f32]);
+    assert_eq!(y.unwrap().data, vec![(6_000_000 + 257) as f32]);
+    let alone = std::mem::take(&mut *decodes.1.lock().unwrap());
+    assert!(
+        !alone[0],
+        "the first decoded while the other was loading: {alone:?}"
+    );
 }
 
 #[test]

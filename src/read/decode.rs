@@ -28,9 +28,10 @@ pub struct CompressedBlock {
     /// `uncompressed_size`): decoding stops there, and the output must be
     /// exactly this long.
     pub wanted: u64,
-    /// Whether the read needs no other block: with nothing to decode beside
-    /// it, moving it off the polling task buys no parallelism, only a copy
-    /// each way (the npm package's pool decodes such a block in place).
+    /// Whether no other block of the collection is loading as this one is
+    /// decoded, for this read or another: with nothing to decode beside it,
+    /// moving it off the polling task buys no parallelism, only a copy each
+    /// way (the npm package's pool decodes such a block in place).
     pub alone: bool,
 }
 

@@ -162,7 +162,6 @@ impl Segment {
             let mut loading = inner.loading.lock().unwrap_or_else(|p| p.into_inner());
             // Each with where `wants` lists it.
             let mut missing: Vec<(&BlockMeta, u64, usize)> = Vec::new();
-            let mut partial: Vec<(u32, CompressedBlock)> = Vec::new();
             for (at, &(id, wanted)) in wants.iter().enumerate() {
                 let key: BlockKey = (self.variable, id);
                 let wanted = wanted.min(self.blocks[id as usize].uncompressed_size);
@@ -180,17 +179,16 @@ impl Segment {
                     // The second read into a block decodes it whole, so
                     // reading a block's chunks one by one decodes it at
                     // most twice, not once per chunk.
-                    (Lookup::Partial(compressed), None) => partial.push((id, compressed)),
+                    (Lookup::Partial(compressed), None) => {
+                        let whole = compressed.uncompressed_size;
+                        let fetch: SourceFuture<'static, GroupBytes> =
+                            Box::pin(ready_group(compressed));
+                        let shared = self.load_one(inner, fetch.shared(), 0, id, whole);
+                        loading.insert(key, (whole, shared.clone()));
+                        waits.insert(id, shared);
+                    }
                     (Lookup::Miss, None) => missing.push((&self.blocks[id as usize], wanted, at)),
                 }
-            }
-            let alone = missing.len() + partial.len() == 1;
-            for (id, compressed) in partial {
-                let whole = compressed.uncompressed_size;
-                let fetch: SourceFuture<'static, GroupBytes> = Box::pin(ready_group(compressed));
-                let shared = self.load_one(inner, fetch.shared(), 0, id, whole, alone);
-                loading.insert((self.variable, id), (whole, shared.clone()));
-                waits.insert(id, shared);
             }
             // Callers list blocks by id or in first use, which is file
             // order in the files writers make; any other order only
@@ -204,7 +202,7 @@ impl Segment {
                 for (position, block) in group.iter().enumerate() {
                     let (want, at) = wanted.next().unwrap_or_default();
                     let id = block.id.0;
-                    let shared = self.load_one(inner, fetch.clone(), position, id, want, alone);
+                    let shared = self.load_one(inner, fetch.clone(), position, id, want);
                     loading.insert((self.variable, id), (want, shared.clone()));
                     waits.insert(id, shared);
                     last = last.max(at);
@@ -263,8 +261,7 @@ impl Segment {
     }
 
     /// The load of the first `wanted` bytes of block `id`, at `position` in
-    /// the group `fetch` brings: decompressed, checked, cached. `alone`: the
-    /// read loads no other block ([`CompressedBlock::alone`]).
+    /// the group `fetch` brings: decompressed, checked, cached.
     fn load_one(
         self: &Arc<Self>,
         inner: &Arc<Inner>,
@@ -272,7 +269,6 @@ impl Segment {
         position: usize,
         id: u32,
         wanted: u64,
-        alone: bool,
     ) -> SharedBlock {
         let this = self.clone();
         // Weak: the load lives in `inner.loading` until it ends; a strong
@@ -285,6 +281,8 @@ impl Segment {
                 let inner = weak.upgrade().ok_or(Error::Aborted)?;
                 let (start, end) = slices[position];
                 let meta = &this.blocks[id as usize];
+                // This load stays in `loading` until it ends: alone, it is the only one.
+                let alone = inner.loading.lock().unwrap_or_else(|p| p.into_inner()).len() <= 1;
                 let block = CompressedBlock {
                     codec: meta.codec.clone(),
                     bytes,

@@ -43,7 +43,7 @@ impl BlockDecoder for JsDecoder {
         if block.alone {
             // Nothing to decode beside it: a worker would only add two
             // copies, and the first time its cold code (docs/benchmarks.md,
-            // "Session 9": a window read 160 -> 134 ms).
+            // "Session 9": a window read 166 -> 144 ms).
             return Box::pin(ready(block.decompress()));
         }
         let (size, wanted) = (block.uncompressed_size, block.wanted);
