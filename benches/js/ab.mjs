@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { startServer } from "./server.mjs";
+import { median } from "./stats.mjs";
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : fallback);
@@ -52,10 +53,6 @@ try {
   await server.close();
 }
 
-const median = (values) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 console.log(`${runs} fresh processes per cell, ${latency} ms per request, builds alternating\n`);
 console.log(`| workload | build | median ms | ÷ ${entries[0].name} | all runs |`);
 console.log("|---|---|---:|---:|---|");

@@ -14,6 +14,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { weighted } from "./stats.mjs";
 
 const [reader, workload, base, dir] = process.argv.slice(2);
 const want = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
@@ -21,12 +22,6 @@ const [rows, cols] = want.shape;
 // Read before any clock starts.
 const localBytes = workload.endsWith("-memory") ? readFileSync(join(dir, "atlas", "data.atlas")) : null;
 
-/** sum(word_i * (i + 1)) mod 2^32 over the answer's 32-bit words. */
-function weighted(words) {
-  let h = 0;
-  for (let i = 0; i < words.length; i++) h = (h + Math.imul(words[i], i + 1)) >>> 0;
-  return h;
-}
 const floatsSum = (f32) => weighted(new Uint32Array(f32.buffer, f32.byteOffset, f32.length));
 const textSum = (text) => weighted(new TextEncoder().encode(text));
 const catalogue = (names, attr) => names.map((n, i) => `${n}=${attr(n, i)}\n`).join("");

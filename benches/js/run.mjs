@@ -10,6 +10,7 @@ import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startServer } from "./server.mjs";
+import { median } from "./stats.mjs";
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -67,11 +68,6 @@ function runOnce(server, [reader, , workload]) {
     });
   });
 }
-
-const median = (values) => {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 const server = await startServer({ root: dir });
 const results = [];

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Worker } from "node:worker_threads";
+import { median, weighted } from "./stats.mjs";
 
 const argv = process.argv.slice(2);
 const dist = new URL("../../js/dist/", import.meta.url);
@@ -30,7 +31,6 @@ async function compare(dir, runs) {
       times.get(mode).push(JSON.parse(stdout).ms);
     }
   }
-  const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
   const base = median(times.get(MODES[0]));
   console.log(`| decoding | median ms | ÷ calling thread | all runs |\n|---|---:|---:|---|`);
   for (const [mode, v] of times) {
@@ -93,9 +93,7 @@ async function measure(dir, mode) {
   const ms = performance.now() - started;
   await worker.terminate();
   // The blocks hold the 1,000 arrays back to back: their bytes are W2's answer.
-  const words = new Uint32Array(answer.buffer);
-  let sum = 0;
-  for (let i = 0; i < words.length; i++) sum = (sum + Math.imul(words[i], i + 1)) >>> 0;
+  const sum = weighted(new Uint32Array(answer.buffer));
   if (sum !== want.w2) throw new Error(`checksum ${sum}, expected ${want.w2}`);
   console.log(JSON.stringify({ ms, blocks: blocks.length, bytes: answer.length }));
 }

@@ -36,16 +36,14 @@ struct JsDecoder {
 
 impl BlockDecoder for JsDecoder {
     fn decode(&self, block: CompressedBlock) -> SourceFuture<'static, Vec<u8>> {
-        let CodecId::Named(codec) = &block.codec else {
-            // Stored bytes: a copy, not worth a trip to a worker.
-            return Box::pin(ready(block.decompress()));
+        // Decoded here: stored bytes (a copy, not worth a trip to a worker),
+        // and a block with nothing loading beside it, which a worker would
+        // only give two copies and, the first time, its cold code
+        // (docs/benchmarks.md, "Session 9").
+        let codec = match &block.codec {
+            CodecId::Named(codec) if !block.alone => codec,
+            _ => return Box::pin(ready(block.decompress())),
         };
-        if block.alone {
-            // Nothing to decode beside it: a worker would only add two
-            // copies, and the first time its cold code (docs/benchmarks.md,
-            // "Session 9": a window read 166 -> 144 ms).
-            return Box::pin(ready(block.decompress()));
-        }
         let (size, wanted) = (block.uncompressed_size, block.wanted);
         let called = {
             // SAFETY: a view of our memory, used only during this call: the
