@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-targets=${TARGETS:-"collection_footer segment_footer mask block_decode open_and_read parquet_read"}
+targets=${TARGETS:-"collection_footer segment_footer mask block_decode open_and_read parquet_read msgpack_shard tar_shard delta_log"}
 mkdir -p fuzz/logs
 failed=""
 for target in $targets; do
@@ -25,6 +25,8 @@ for target in $targets; do
         block_decode) max_len=32768 ;;
         mask) max_len=4096 ;;
         parquet_read) max_len=262144 ;;
+        msgpack_shard | tar_shard) max_len=65536 ;;
+        delta_log) max_len=16384 ;;
     esac
     mkdir -p "fuzz/corpus/$target" "fuzz/artifacts/$target"
     echo "== $target: ${seconds}s" >&2

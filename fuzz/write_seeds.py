@@ -3,6 +3,11 @@
     cargo run -p atlas-interop -- suite /tmp/suite      # atlas-rust's collections
     python3 fuzz/write_seeds.py /tmp/suite fuzz/seeds   # needs zstandard msgpack lz4
 
+and for the Atria targets (`msgpack_shard`, `tar_shard`, `delta_log`) from
+the Atria corpus (tests/atria/make_corpus.sh):
+
+    python3 fuzz/write_seeds.py --atria target/atria-corpus fuzz/corpus
+
 Seeds (each at most 100 KB): whole `data.atlas` files and their footers
 (compressed and inflated) for `collection_footer`; `data.atlas` (+ mask)
 in the input layout of `open_and_read`; segments and their bare rkyv footers
@@ -92,5 +97,33 @@ def lz4_block(plain):
     return lz4.block.compress(plain, store_size=True)
 
 
+def atria(corpus, out):
+    """Datadings shards as `msgpack_shard` takes them (two u16 LE lengths,
+    the offsets and keys sidecars, then the shard), TAR shards whole, and
+    every Delta Lake commit as the first commit of a table of its own."""
+    for split in ("train", "test"):
+        shards = os.path.join(corpus, "docs", "msgpack", split)
+        for name in sorted(os.listdir(shards)):
+            if not name.endswith(".msgpack"):
+                continue
+            base = os.path.join(shards, name)
+            shard = open(base, "rb").read()
+            offsets = open(base + ".offsets", "rb").read()
+            keys = open(base + ".keys", "rb").read() if os.path.exists(base + ".keys") else b""
+            packed = struct.pack("<HH", len(offsets), len(keys)) + offsets + keys + shard
+            write(out, "msgpack_shard", f"seed_{split}_{name}", packed)
+            write(out, "msgpack_shard", f"seed_{split}_{name}.no_keys", struct.pack("<HH", len(offsets), 0) + offsets + shard)
+        tars = os.path.join(corpus, "docs", "shards", split)
+        for name in sorted(os.listdir(tars))[:4]:
+            write(out, "tar_shard", f"seed_{split}_{name}", open(os.path.join(tars, name), "rb").read())
+        log = os.path.join(corpus, "docs_delta", "delta", split, "_delta_log")
+        commits = sorted(n for n in os.listdir(log) if n.endswith(".json"))
+        for name in commits[:6] + commits[-2:]:  # the first (schema, protocol) and the last
+            write(out, "delta_log", f"seed_{split}_{name}", open(os.path.join(log, name), "rb").read())
+
+
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if sys.argv[1] == "--atria":
+        atria(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1], sys.argv[2])

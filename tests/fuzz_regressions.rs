@@ -59,3 +59,27 @@ fn the_committed_corpus_replays_without_a_panic() {
         }
     }
 }
+
+/// The Atria targets' seeds are the corpus's own files (`fuzz/write_seeds.py
+/// --atria`): each must read through without an error, so that the fuzzer
+/// starts from inputs that reach past the first checks.
+#[cfg(feature = "atria")]
+#[test]
+fn the_atria_seeds_read_through() {
+    let whole: [(&str, targets::Target, &str); 3] = [
+        ("msgpack_shard", targets::msgpack_shard, "seed_"),
+        ("tar_shard", targets::tar_shard, "seed_"),
+        // A later commit alone is a table without its schema: only the first reads.
+        ("delta_log", targets::delta_log, "00000000000000000000.json"),
+    ];
+    for (target, run, pattern) in whole {
+        let seeds: Vec<_> = files_in(&fuzz_dir().join("corpus").join(target))
+            .into_iter()
+            .filter(|p| p.file_name().unwrap().to_string_lossy().contains(pattern))
+            .collect();
+        assert!(!seeds.is_empty(), "no {target} seeds named like {pattern}");
+        for seed in seeds {
+            replay(target, run, &seed).unwrap_or_else(|e| panic!("{}: {e}", seed.display()));
+        }
+    }
+}

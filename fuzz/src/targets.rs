@@ -186,6 +186,12 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("open_and_read", open_and_read),
     #[cfg(feature = "atria")]
     ("parquet_read", parquet_read),
+    #[cfg(feature = "atria")]
+    ("msgpack_shard", msgpack_shard),
+    #[cfg(feature = "atria")]
+    ("tar_shard", tar_shard),
+    #[cfg(feature = "atria")]
+    ("delta_log", delta_log),
 ];
 
 /// Opens the input as a parquet file (`atlas_wasm::atria::parquet`) and
@@ -200,6 +206,112 @@ pub fn parquet_read(data: &[u8]) -> Result<()> {
         for group in 0..file.row_groups() {
             file.read_row_group(group, None).await?;
         }
+        Ok(())
+    })
+}
+
+/// A cache's objects, held in memory under their relative paths; any other
+/// path is `NotFound`, as a missing file in a cache's directory is.
+#[cfg(feature = "atria")]
+fn store_of(files: Vec<(&'static str, &[u8])>) -> impl atlas_wasm::atria::Store + Clone + 'static {
+    let files: Arc<Vec<(&'static str, Vec<u8>)>> =
+        Arc::new(files.into_iter().map(|(p, b)| (p, b.to_vec())).collect());
+    move |path: &str| -> Result<Arc<dyn ByteSource>> {
+        files
+            .iter()
+            .find(|(name, _)| *name == path)
+            .map(|(_, bytes)| Arc::new(MemorySource::new(bytes.clone())) as Arc<dyn ByteSource>)
+            .ok_or_else(|| atlas_wasm::Error::NotFound(path.to_string()))
+    }
+}
+
+/// The input cut into parts: bytes 0..4 are two u16 LE lengths, of the first
+/// and the second part; the rest of the input is the third.
+#[cfg(feature = "atria")]
+fn three_parts(data: &[u8]) -> [&[u8]; 3] {
+    let (lengths, rest) = data.split_at(data.len().min(4));
+    let length = |at: usize| {
+        lengths
+            .get(at..at + 2)
+            .map_or(0, |b| usize::from(u16::from_le_bytes([b[0], b[1]])))
+    };
+    let (first, rest) = rest.split_at(length(0).min(rest.len()));
+    let (second, third) = rest.split_at(length(2).min(rest.len()));
+    [first, second, third]
+}
+
+/// A datadings shard: the input's parts (see [`three_parts`]) are the
+/// `.offsets` sidecar, the `.keys` sidecar (absent when empty) and the
+/// `.msgpack` file. Opens it, reads its first records raw and decoded, one
+/// past its end, and one by key.
+#[cfg(feature = "atria")]
+pub fn msgpack_shard(data: &[u8]) -> Result<()> {
+    use atlas_wasm::atria::MsgpackShard;
+    let [offsets, keys, shard] = three_parts(data);
+    let mut files = vec![("s.msgpack", shard), ("s.msgpack.offsets", offsets)];
+    if !keys.is_empty() {
+        files.push(("s.msgpack.keys", keys));
+    }
+    let store = store_of(files);
+    futures_executor::block_on(async {
+        let shard = MsgpackShard::open_with_budget(&store, "s.msgpack", BUDGET).await?;
+        let mut first_error = Ok(());
+        for index in 0..shard.count().min(8) {
+            keep_first(&mut first_error, shard.raw_record(index).await.map(drop));
+            keep_first(&mut first_error, shard.record(index).await.map(drop));
+        }
+        // Past the end is an error whatever the bytes: run, not kept.
+        let _ = shard.record(shard.count()).await;
+        if let Ok(names) = shard.keys().await {
+            if let Some(name) = names.first() {
+                keep_first(&mut first_error, shard.record_by_key(name).await.map(drop));
+            }
+        }
+        first_error
+    })
+}
+
+/// A WebDataset TAR shard: indexes its members, groups them into samples,
+/// and reads the first members by offset, by a pointer that is right, and by
+/// one a byte off (recovered by name, or refused).
+#[cfg(feature = "atria")]
+pub fn tar_shard(data: &[u8]) -> Result<()> {
+    use atlas_wasm::atria::TarShards;
+    let shards = TarShards::new(store_of(vec![("s.tar", data)]));
+    futures_executor::block_on(async {
+        let index = shards.index("s.tar").await?;
+        shards.samples("s.tar").await?;
+        let mut first_error = Ok(());
+        for member in index.members.iter().take(8) {
+            let (offset, size) = (member.offset, member.size);
+            keep_first(
+                &mut first_error,
+                shards.read_member("s.tar", offset, size).await.map(drop),
+            );
+            let pointer = format!("s.tar?offset={offset}&length={size}");
+            keep_first(
+                &mut first_error,
+                shards.content(&pointer, &member.name).await.map(drop),
+            );
+            // A byte off: recovered by name or refused; run, not kept.
+            let off = format!("s.tar?offset={}&length={size}", offset.saturating_add(1));
+            let _ = shards.content(&off, &member.name).await;
+        }
+        first_error
+    })
+}
+
+/// A Delta Lake table whose log is the input as its first commit
+/// (`_delta_log/00000000000000000000.json`): replays it and reads what the
+/// table says of itself. Data files are `parquet_read`'s business.
+#[cfg(feature = "atria")]
+pub fn delta_log(data: &[u8]) -> Result<()> {
+    use atlas_wasm::atria::DeltaTable;
+    let store = store_of(vec![("t/_delta_log/00000000000000000000.json", data)]);
+    futures_executor::block_on(async {
+        let table = DeltaTable::open_with_budget(&store, "t", BUDGET).await?;
+        let _ = (table.version(), table.fields(), table.files());
+        let _ = (table.partition_columns(), table.configuration());
         Ok(())
     })
 }
