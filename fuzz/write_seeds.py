@@ -8,6 +8,8 @@ the Atria corpus (tests/atria/make_corpus.sh):
 
     python3 fuzz/write_seeds.py --atria target/atria-corpus fuzz/corpus
 
+(both modes import zstandard, msgpack and lz4 at the top).
+
 Seeds (each at most 100 KB): whole `data.atlas` files and their footers
 (compressed and inflated) for `collection_footer`; `data.atlas` (+ mask)
 in the input layout of `open_and_read`; segments and their bare rkyv footers

@@ -39,6 +39,7 @@ const browser = await chromium.launch({
   args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
 });
 const rows = [];
+const tracePath = join(root, "trace.json");
 try {
   for (const [label, workers] of [["pool (default)", undefined], ["decodeWorkers: 0", 0]]) {
     const times = [];
@@ -47,7 +48,6 @@ try {
       await page.goto(`${server.url}/index.html`);
       await page.waitForFunction(() => document.title === "ready");
       server.reset();
-      const tracePath = join(root, "trace.json");
       if (tracing) await browser.startTracing(page, { path: tracePath, categories: ["devtools.timeline", "v8", "v8.wasm", "blink", "loading", "toplevel", "mojom"] });
       const result = await page.evaluate(
         async ({ array, workers }) => {

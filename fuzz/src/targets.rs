@@ -302,16 +302,12 @@ pub fn tar_shard(data: &[u8]) -> Result<()> {
 }
 
 /// A Delta Lake table whose log is the input as its first commit
-/// (`_delta_log/00000000000000000000.json`): replays it and reads what the
-/// table says of itself. Data files are `parquet_read`'s business.
+/// (`_delta_log/00000000000000000000.json`): replays it (the replay decodes
+/// the schema, protocol and every action; its getters only hand them out).
+/// Data files are `parquet_read`'s business.
 #[cfg(feature = "atria")]
 pub fn delta_log(data: &[u8]) -> Result<()> {
     use atlas_wasm::atria::DeltaTable;
     let store = store_of(vec![("t/_delta_log/00000000000000000000.json", data)]);
-    futures_executor::block_on(async {
-        let table = DeltaTable::open_with_budget(&store, "t", BUDGET).await?;
-        let _ = (table.version(), table.fields(), table.files());
-        let _ = (table.partition_columns(), table.configuration());
-        Ok(())
-    })
+    futures_executor::block_on(DeltaTable::open_with_budget(&store, "t", BUDGET)).map(drop)
 }
