@@ -48,9 +48,10 @@ impl Header {
     }
 }
 
-/// Blocks the data of `size` bytes takes.
+/// Blocks the data of `size` bytes takes. Saturates: a base-256 size field
+/// can hold nearly `u64::MAX`, which then fails the caller's bounds check.
 pub(crate) fn padded(size: u64) -> u64 {
-    size.div_ceil(BLOCK) * BLOCK
+    size.div_ceil(BLOCK).saturating_mul(BLOCK)
 }
 
 /// Reads one block.
