@@ -32,23 +32,33 @@ CARGO_TARGET_DIR="$target" cargo run --release --quiet --manifest-path benches/d
 
 # name | cargo arguments | wasm-opt levels | C flags for libzstd. `shipped`
 # is libzstd as js/scripts/build.sh builds it for every module (C at 3, one
-# Huffman and one sequence decoder); `libzstd-3` all at 3, as the decode
+# Huffman and one sequence decoder, the fast Huffman loop patched in);
+# `libzstd-3` all at 3, as the decode
 # module's profile builds it without those flags; `libzstd-z` the core's
 # build before session 7.
 z='--config profile.wasm-release.opt-level="z"'
 c3='--config profile.wasm-release.package.zstd-sys.opt-level=3'
 thin='-DHUF_FORCE_DECOMPRESS_X1=1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1'
+# `shipped` also runs libzstd's fast Huffman loop (js/scripts/libzstd-wasm32.patch);
+# `unpatched` is the same build without it.
+patched="--config patch.crates-io.zstd-sys.path=\"$(bash js/scripts/zstd-sys-wasm32.sh)\""
 options=(
   "ruzstd-z|$z|-Oz -O3|"
   "ruzstd-3|--config profile.wasm-release.opt-level=3|-O3|"
   "libzstd-z|--features libzstd $z --config profile.wasm-release.package.zstd-sys.opt-level=\"z\"|-Oz -O3|"
   "libzstd-z-c3|--features libzstd $z $c3|-O3|"
-  "shipped|--features libzstd $z $c3|-O3|$thin"
+  "shipped|--features libzstd $z $c3 $patched|-O3|$thin -DZSTD_STRIP_ERROR_STRINGS=1"
+  "unpatched|--features libzstd $z $c3|-O3|$thin"
   "libzstd-3|--features libzstd --config profile.wasm-release.opt-level=3 $c3|-O3 -Oz|"
 )
 wanted="${ATLAS_BENCH_OPTIONS:-}"
 features=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-reference-types --enable-multivalue)
+
+# Patching zstd-sys rewrites Cargo.lock's entry for it: put the committed one back.
+lock_kept="$(mktemp)"
+cp Cargo.lock "$lock_kept"
+trap 'cp "$lock_kept" Cargo.lock; rm -f "$lock_kept"' EXIT
 
 for option in "${options[@]}"; do
   IFS='|' read -r name cargo_args levels cflags <<< "$option"

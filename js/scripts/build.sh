@@ -32,13 +32,24 @@ command -v clang >/dev/null || { echo "build.sh: clang is needed to compile libz
 # libzstd's decoder in every module: one Huffman decoder (X1) and one
 # sequence decoder (the short one; the long one's prefetching buys nothing in
 # wasm). Smaller, and no slower on these blocks (docs/benchmarks.md, "Session 7").
-export CFLAGS_wasm32_unknown_unknown="-DHUF_FORCE_DECOMPRESS_X1=1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1"
+# Without its error strings, which the core's budget needs for the fast loop
+# below: src/format/codec.rs names libzstd's errors itself.
+export CFLAGS_wasm32_unknown_unknown="-DHUF_FORCE_DECOMPRESS_X1=1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1 -DZSTD_STRIP_ERROR_STRINGS=1"
+
+# ...and its fast Huffman loop, which libzstd keeps to 64-bit size_t
+# (zstd-sys-wasm32.sh says why). Patching a dependency rewrites its entry in
+# Cargo.lock: the committed lock file is put back when the build ends.
+zstd_sys="$(bash "$js/scripts/zstd-sys-wasm32.sh")"
+patched_zstd=(--config "patch.crates-io.zstd-sys.path=\"$zstd_sys\"")
+lock_kept="$(mktemp)"
+cp "$root/Cargo.lock" "$lock_kept"
+trap 'cp "$lock_kept" "$root/Cargo.lock"; rm -f "$lock_kept"' EXIT
 
 # Panic locations carry source paths: keep the builder's home and checkout
 # out of the shipped module (and its bytes out of the size budget).
 registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=crates --remap-path-prefix=$root=atlas-wasm" \
-  cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd
+  cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd "${patched_zstd[@]}"
 rm -rf "$js/pkg" "$js/dist"
 wasm-bindgen --target web --out-dir "$js/pkg" --out-name atlas_wasm \
   "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm.wasm"
@@ -67,7 +78,7 @@ fi
 # (profile wasm-decode, opt-level 3; docs/benchmarks.md, "The decode module").
 # Not budgeted: it loads when a collection's first read starts, not at open.
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=crates --remap-path-prefix=$root=atlas-wasm" \
-  cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-decode --features decode-module,libzstd
+  cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-decode --features decode-module,libzstd "${patched_zstd[@]}"
 wasm-bindgen --target web --out-dir "$js/pkg/decode" --out-name atlas_decode \
   "$target/wasm32-unknown-unknown/wasm-decode/atlas_wasm.wasm"
 "$wasm_opt" -O3 "${wasm_opt_flags[@]:2}" "$js/pkg/decode/atlas_decode_bg.wasm" -o "$js/dist/atlas_decode_bg.wasm"
@@ -79,7 +90,7 @@ echo "atlas_decode_bg.wasm (the decode pool's): $raw bytes, $gz bytes gzip -9 ($
 # The Atria module. Cargo writes both builds to the same atlas_wasm.wasm, so
 # each is taken through wasm-bindgen before the next is built.
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=crates --remap-path-prefix=$root=atlas-wasm" \
-  cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd,atria
+  cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd,atria "${patched_zstd[@]}"
 wasm-bindgen --target web --out-dir "$js/pkg/atria" --out-name atria_wasm \
   "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm.wasm"
 "$wasm_opt" "${wasm_opt_flags[@]}" "$js/pkg/atria/atria_wasm_bg.wasm" -o "$js/dist/atria_wasm_bg.wasm"

@@ -46,6 +46,12 @@ step "writing forged collections into $ATLAS_FIXTURES/forged"
 cargo test --quiet --manifest-path "$root/Cargo.toml" --all-features --test reader_forged -- \
   --ignored --exact write_forged_fixtures >/dev/null
 
+# zstd frames and what native libzstd makes of them, for
+# test/zstd-frames.test.mjs (the wasm builds' libzstd is patched).
+step "writing zstd frames into $ATLAS_FIXTURES/zstd-frames"
+cargo test --quiet --manifest-path "$root/Cargo.toml" --all-features --test zstd_frames -- \
+  --ignored --exact write_zstd_frames >/dev/null
+
 if [ ! "$js/node_modules/.package-lock.json" -nt "$js/package-lock.json" ]; then
   step "npm ci"
   (cd "$js" && npm ci --no-audit --no-fund --loglevel=error)

@@ -60,9 +60,7 @@ fn zstd_prefix(compressed: &[u8], wanted: usize) -> Result<Vec<u8>> {
         let before = (input.pos(), out.len());
         let len = out.len();
         dctx.decompress_stream(&mut OutBuffer::around_pos(&mut out, len), &mut input)
-            .map_err(|code| {
-                Error::corrupt(format!("zstd data: {}", zstd_safe::get_error_name(code)))
-            })?;
+            .map_err(libzstd_error)?;
         if (input.pos(), out.len()) == before {
             return Err(Error::corrupt(format!(
                 "zstd data ends after {} of the {wanted} bytes a read needs",
@@ -136,7 +134,6 @@ const ZSTD_MAX_RATIO: usize = 32 * 1024;
 pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize, past: PastLimit) -> Result<Vec<u8>> {
     use zstd_safe::{DCtx, InBuffer, OutBuffer};
 
-    let corrupt = |code| Error::corrupt(format!("zstd data: {}", zstd_safe::get_error_name(code)));
     let ceiling = limit.min(compressed.len().saturating_mul(ZSTD_MAX_RATIO));
     let first_guess = match zstd_safe::get_frame_content_size(compressed) {
         Ok(Some(size)) if size > limit as u64 => {
@@ -178,7 +175,7 @@ pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize, past: PastLimit) -> 
         let len = out.len();
         let hint = dctx
             .decompress_stream(&mut OutBuffer::around_pos(&mut out, len), &mut input)
-            .map_err(corrupt)?;
+            .map_err(libzstd_error)?;
         let done = hint == 0 && input.pos() == compressed.len();
         if done {
             break;
@@ -191,13 +188,33 @@ pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize, past: PastLimit) -> 
     Ok(out)
 }
 
+/// A libzstd error code as a `Corrupt` error. The wasm build leaves out
+/// libzstd's own error strings (`ZSTD_STRIP_ERROR_STRINGS`: bytes the core's
+/// size budget needs), so the words are ours, from the code's number
+/// (`zstd_errors.h`), the same on every target.
+#[cfg(any(feature = "libzstd", not(target_arch = "wasm32")))]
+fn libzstd_error(code: usize) -> Error {
+    let number = 0usize.wrapping_sub(code);
+    let what = match number {
+        10 => "not a zstd frame",
+        12 | 14 | 16 => "a frame this decoder does not support",
+        20 | 24 => "corrupted data",
+        22 => "wrong checksum",
+        44 | 46 | 48 => "corrupted entropy tables",
+        64 => "out of memory",
+        70 | 80 => "more output than declared",
+        72 | 82 => "data cut short",
+        _ => "undecodable data",
+    };
+    Error::corrupt(format!("zstd data: {what} (libzstd error {number})"))
+}
+
 /// How many bytes `compressed` inflates to, refused past `limit`: a decoding
 /// pass that keeps nothing but the count.
 #[cfg(any(feature = "libzstd", not(target_arch = "wasm32")))]
 fn inflated_size(compressed: &[u8], limit: usize, past: PastLimit) -> Result<usize> {
     use zstd_safe::{DCtx, InBuffer, OutBuffer};
 
-    let corrupt = |code| Error::corrupt(format!("zstd data: {}", zstd_safe::get_error_name(code)));
     let mut dctx =
         DCtx::try_create().ok_or_else(|| Error::TooLarge("no memory for a zstd decoder".into()))?;
     let mut scratch = vec![0u8; 128 * 1024];
@@ -208,7 +225,7 @@ fn inflated_size(compressed: &[u8], limit: usize, past: PastLimit) -> Result<usi
         let mut out = OutBuffer::around(&mut scratch[..]);
         let hint = dctx
             .decompress_stream(&mut out, &mut input)
-            .map_err(corrupt)?;
+            .map_err(libzstd_error)?;
         let produced = out.pos();
         total = total.saturating_add(produced);
         if total > limit {
@@ -252,9 +269,9 @@ fn finish_at_limit(
     loop {
         let mut probe = zstd_safe::OutBuffer::around(&mut scratch[..]);
         let before = input.pos();
-        let hint = dctx.decompress_stream(&mut probe, input).map_err(|code| {
-            Error::corrupt(format!("zstd data: {}", zstd_safe::get_error_name(code)))
-        })?;
+        let hint = dctx
+            .decompress_stream(&mut probe, input)
+            .map_err(libzstd_error)?;
         if probe.pos() > 0 {
             return Err(past(format!(
                 "zstd data expands past the {limit} bytes declared"
@@ -382,6 +399,32 @@ pub(crate) mod tests {
             out.extend_from_slice(chunk);
         }
         out
+    }
+
+    /// libzstd's failures read the same natively and in wasm, where its own
+    /// error strings are left out of the build.
+    #[test]
+    fn libzstd_failures_are_named_by_their_code() {
+        let zstd = CodecId::Named("zstd".into());
+        let message = |bytes: &[u8]| match decompress_block(&zstd, bytes, 1000) {
+            Err(Error::CorruptCollection(message)) => message,
+            other => panic!("expected a corrupt-data error, got {other:?}"),
+        };
+        let data: Vec<u8> = (0..1000u32).map(|i| (i % 7) as u8).collect();
+        let mut frame = zstd_frame_of(&data);
+        frame[0] ^= 0xFF;
+        assert_eq!(
+            message(&frame),
+            "zstd data: not a zstd frame (libzstd error 10)"
+        );
+        // A block header (after magic and the 9-byte frame header) whose type
+        // is the reserved one.
+        let mut frame = zstd_frame_of(&data);
+        frame[13] |= 0b110;
+        assert_eq!(
+            message(&frame),
+            "zstd data: corrupted data (libzstd error 20)"
+        );
     }
 
     #[test]
