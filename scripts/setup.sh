@@ -38,11 +38,11 @@ if need python; then
 fi
 
 if need wasm browser; then
-  log "Debian clang (compiles libzstd's decoder into the wasm module)"
-  if ! command -v clang >/dev/null; then
+  log "Debian clang and patch (libzstd's decoder, patched, compiled into the wasm modules)"
+  if ! command -v clang >/dev/null || ! command -v patch >/dev/null; then
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
-    apt-get install -y -qq clang >/dev/null
+    apt-get install -y -qq clang patch >/dev/null
   fi
 fi
 

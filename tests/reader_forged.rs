@@ -357,13 +357,7 @@ fn every_lie_ends_in_its_typed_error_within_the_budget() {
 #[test]
 #[ignore = "writes fixtures for js/test/forged.test.mjs"]
 fn write_forged_fixtures() {
-    let root = std::env::var_os("ATLAS_FIXTURES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/atlas-fixtures")
-        })
-        .join("forged");
-    let _ = std::fs::remove_dir_all(&root);
+    let root = common::js_fixture_dir("forged");
     let mut listed = Vec::new();
     for (i, (what, data, mask, code)) in cases().into_iter().enumerate() {
         let dir = root.join(format!("{i:02}"));

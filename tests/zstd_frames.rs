@@ -8,6 +8,8 @@
 //! The fixtures are written by
 //! `cargo test --test zstd_frames -- --ignored write_zstd_frames`.
 
+mod common;
+
 use atlas_wasm::format::codec::decompress_prefix;
 use atlas_wasm::format::segment::CodecId;
 
@@ -19,6 +21,19 @@ struct Frame {
     bytes: Vec<u8>,
     size: usize,
     wanted: usize,
+}
+
+impl Frame {
+    /// A frame read whole, in a file of its own.
+    fn whole(name: String, bytes: Vec<u8>, size: usize) -> Frame {
+        Frame {
+            file: name.clone(),
+            name,
+            bytes,
+            size,
+            wanted: size,
+        }
+    }
 }
 
 /// A deterministic xorshift64*: the same frames on every run.
@@ -78,13 +93,7 @@ fn frames() -> Vec<Frame> {
                     size,
                     wanted: size / 2,
                 });
-                frames.push(Frame {
-                    file: name.clone(),
-                    name,
-                    bytes,
-                    size,
-                    wanted: size,
-                });
+                frames.push(Frame::whole(name, bytes, size));
             }
         }
     }
@@ -100,25 +109,13 @@ fn frames() -> Vec<Frame> {
                 let mut bytes = good.clone();
                 bytes[at] ^= mask;
                 let name = format!("{kind}-{size}-flip{at}x{mask:02x}");
-                frames.push(Frame {
-                    file: name.clone(),
-                    name,
-                    bytes,
-                    size,
-                    wanted: size,
-                });
+                frames.push(Frame::whole(name, bytes, size));
             }
         }
         for cut in [1, 2, 5, 9, 17, 100, 1000] {
             if cut < good.len() {
                 let name = format!("{kind}-{size}-cut{cut}");
-                frames.push(Frame {
-                    file: name.clone(),
-                    name,
-                    bytes: good[..good.len() - cut].to_vec(),
-                    size,
-                    wanted: size,
-                });
+                frames.push(Frame::whole(name, good[..good.len() - cut].to_vec(), size));
             }
         }
     }
@@ -162,14 +159,7 @@ fn valid_frames_decode_to_their_content_and_corrupt_ones_fail_or_decode() {
 #[test]
 #[ignore = "writes fixtures for js/test/zstd-frames.test.mjs"]
 fn write_zstd_frames() {
-    let root = std::env::var_os("ATLAS_FIXTURES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/atlas-fixtures")
-        })
-        .join("zstd-frames");
-    let _ = std::fs::remove_dir_all(&root);
-    std::fs::create_dir_all(&root).unwrap();
+    let root = common::js_fixture_dir("zstd-frames");
     let mut listed = Vec::new();
     for frame in frames() {
         std::fs::write(root.join(format!("{}.zst", frame.file)), &frame.bytes).unwrap();

@@ -9,9 +9,9 @@
 # opt-level "z" and libzstd at 3 (Cargo.toml) and -O3: docs/benchmarks.md,
 # "Block decoding in wasm" and "Session 7".
 #
-# Needs: rustup target wasm32-unknown-unknown, Debian clang (libzstd for
-# wasm32), wasm-bindgen-cli of the exact version Cargo.lock pins, and
-# `npm ci` run in js/ (for binaryen).
+# Needs: rustup target wasm32-unknown-unknown, Debian clang and patch
+# (libzstd for wasm32, js/scripts/zstd-sys-wasm32.sh), wasm-bindgen-cli of
+# the exact version Cargo.lock pins, and `npm ci` run in js/ (for binaryen).
 set -euo pipefail
 
 js="$(cd "$(dirname "$0")/.." && pwd)"
@@ -28,6 +28,7 @@ wasm_opt="$js/node_modules/.bin/wasm-opt"
 [ -x "$wasm_opt" ] || { echo "build.sh: run 'npm ci' in js/ first (for binaryen's wasm-opt)" >&2; exit 1; }
 
 command -v clang >/dev/null || { echo "build.sh: clang is needed to compile libzstd for wasm32: apt-get install clang" >&2; exit 1; }
+command -v patch >/dev/null || { echo "build.sh: patch is needed to patch libzstd for wasm32: apt-get install patch" >&2; exit 1; }
 
 # libzstd's decoder in every module: one Huffman decoder (X1) and one
 # sequence decoder (the short one; the long one's prefetching buys nothing in

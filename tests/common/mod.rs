@@ -24,6 +24,19 @@ pub fn suite() -> &'static Path {
     })
 }
 
+/// An empty directory `name` for fixtures the npm package's tests read:
+/// under `$ATLAS_FIXTURES` (js/scripts/test.sh sets it), else
+/// target/atlas-fixtures. What was there is removed first.
+pub fn js_fixture_dir(name: &str) -> PathBuf {
+    let dir = std::env::var_os("ATLAS_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/atlas-fixtures"))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 /// The collection directories (those holding a `data.atlas`) under `root`, sorted.
 pub fn collection_dirs(root: &Path) -> Vec<PathBuf> {
     let mut dirs: Vec<_> = std::fs::read_dir(root)
