@@ -8,7 +8,7 @@
 # on wasm32, although wasm has native 64-bit integers and the fast loop keeps
 # its bits in U64. The patch lets it run there; only the hand-over to the
 # 32-bit bit stream at each stream's end is new code (docs/benchmarks.md,
-# "Session 12": 1.2x on atlas-python's float blocks, same bytes).
+# "Session 12": 1.25x on atlas-python's float blocks, same bytes).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 target="${CARGO_TARGET_DIR:-$root/target}"
