@@ -41,7 +41,8 @@ c3='--config profile.wasm-release.package.zstd-sys.opt-level=3'
 thin='-DHUF_FORCE_DECOMPRESS_X1=1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1'
 # `shipped` also runs libzstd's fast Huffman loop (js/scripts/libzstd-wasm32.patch);
 # `unpatched` is the same build without it.
-patched="--config patch.crates-io.zstd-sys.path=\"$(bash js/scripts/zstd-sys-wasm32.sh)\""
+source js/scripts/zstd-sys-wasm32.sh
+patched="${patched_zstd[*]}" # split again below, as every option's arguments are
 options=(
   "ruzstd-z|$z|-Oz -O3|"
   "ruzstd-3|--config profile.wasm-release.opt-level=3|-O3|"
@@ -54,11 +55,6 @@ options=(
 wanted="${ATLAS_BENCH_OPTIONS:-}"
 features=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-reference-types --enable-multivalue)
-
-# Patching zstd-sys rewrites Cargo.lock's entry for it: put the committed one back.
-lock_kept="$(mktemp)"
-cp Cargo.lock "$lock_kept"
-trap 'cp "$lock_kept" Cargo.lock; rm -f "$lock_kept"' EXIT
 
 for option in "${options[@]}"; do
   IFS='|' read -r name cargo_args levels cflags <<< "$option"

@@ -38,13 +38,8 @@ command -v patch >/dev/null || { echo "build.sh: patch is needed to patch libzst
 export CFLAGS_wasm32_unknown_unknown="-DHUF_FORCE_DECOMPRESS_X1=1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1 -DZSTD_STRIP_ERROR_STRINGS=1"
 
 # ...and its fast Huffman loop, which libzstd keeps to 64-bit size_t
-# (zstd-sys-wasm32.sh says why). Patching a dependency rewrites its entry in
-# Cargo.lock: the committed lock file is put back when the build ends.
-zstd_sys="$(bash "$js/scripts/zstd-sys-wasm32.sh")"
-patched_zstd=(--config "patch.crates-io.zstd-sys.path=\"$zstd_sys\"")
-lock_kept="$(mktemp)"
-cp "$root/Cargo.lock" "$lock_kept"
-trap 'cp "$lock_kept" "$root/Cargo.lock"; rm -f "$lock_kept"' EXIT
+# (zstd-sys-wasm32.sh says why, and sets `patched_zstd`).
+source "$js/scripts/zstd-sys-wasm32.sh"
 
 # Panic locations carry source paths: keep the builder's home and checkout
 # out of the shipped module (and its bytes out of the size budget).

@@ -3,10 +3,9 @@
 // package's decode module: its libzstd runs the fast Huffman loop on wasm32
 // (js/scripts/libzstd-wasm32.patch), natively it runs unpatched. Every frame,
 // valid or corrupted, must come out as natively (the same bytes, or an error
-// of the same code; one listed exception) and never trap. Unpatched, the
-// generic 32-bit decoder failed 120 of the corrupted frames that native
-// libzstd decodes. The core's libzstd is the same C, built
-// with the same flags; collections read through it in conformance.test.mjs.
+// of the same code; one listed exception) and never trap. The core's
+// libzstd is the same C, built with the same flags; collections read
+// through it in conformance.test.mjs.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -23,8 +22,7 @@ const PACKAGE = dirname(createRequire(import.meta.url).resolve("atlas-wasm/packa
  * that reads past its start decodes garbage without an error in both
  * (these frames carry no checksum), and libzstd's 32-bit bit container
  * (wasm32's size_t) fills that garbage otherwise than the 64-bit one. The
- * length must still agree. The same frame decodes so in an i386 build of the
- * same C.
+ * length must still agree (docs/benchmarks.md, "Session 12").
  */
 const WASM32_OTHER_BYTES = new Set(["skewed-700-flip41xff"]);
 
