@@ -1,10 +1,10 @@
-// A timeline of one W2 or W3 read in a fresh Node process: when each range
+// A timeline of one catalogue (W1), W2 or W3 read in a fresh Node process: when each range
 // request leaves, when its body has been taken in, and when the answer is
 // there, over the benchmark's range server with injected latency. W3 is
 // then read again in the same process (the block decoded a second time,
 // `cacheBytes: 0`), to tell a first call's cost from a warm one.
 //
-//   node benches/js/trace.mjs WORKLOAD_DIR w2|w3 [--latency 20] [--workers N]
+//   node benches/js/trace.mjs WORKLOAD_DIR w1|w2|w3 [--latency 20] [--workers N]
 //
 // Each line: ms since the open started, then the event. Profile the same
 // read with `node --cpu-prof benches/js/trace.mjs ...` (the profile is the
@@ -27,6 +27,8 @@ async function serve() {
   const { startServer } = await import("./server.mjs");
   const [dir, workload] = argv;
   const server = await startServer({ root: dir, latencyMs: Number(option("latency", 20)) });
+  // The server reads a file into memory at its first request: do that before the clock.
+  await (await fetch(`${server.url}/atlas/data.atlas`, { headers: { range: "bytes=0-0" } })).arrayBuffer();
   const args = [fileURLToPath(import.meta.url), "--child", dir, workload, server.url, option("workers", "default")];
   console.log(`# node ${args.join(" ")}`);
   // Not execFileSync: the server answers from this process's event loop.
@@ -56,7 +58,11 @@ async function trace(dir, workload, base, workers) {
   const options = { cacheBytes: 0, ...(workers === "default" ? {} : { decodeWorkers: Number(workers) }) };
   const atlas = await Atlas.open(`${base}/atlas/`, options);
   log("opened");
-  if (workload === "w2") {
+  if (workload === "w1") {
+    atlas.listDatasets();
+    await atlas.attributesByDataset(null, want.attribute);
+    log("catalogue");
+  } else if (workload === "w2") {
     const { data } = await atlas.readAcross(want.array);
     log(`answer: ${data.length} values`);
   } else {
