@@ -40,7 +40,9 @@ z='--config profile.wasm-release.opt-level="z"'
 c3='--config profile.wasm-release.package.zstd-sys.opt-level=3'
 thin='-DHUF_FORCE_DECOMPRESS_X1=1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1'
 # `shipped` also runs libzstd's fast Huffman loop (js/scripts/libzstd-wasm32.patch);
-# `unpatched` is the same build without it.
+# `unpatched` is the same build without it; `both-decoders` is `shipped`
+# with both Huffman decoders and both sequence decoders, `both-huffman`
+# with both Huffman decoders and the short sequence decoder alone.
 source js/scripts/zstd-sys-wasm32.sh
 patched="${patched_zstd[*]}" # split again below, as every option's arguments are
 options=(
@@ -50,6 +52,8 @@ options=(
   "libzstd-z-c3|--features libzstd $z $c3|-O3|"
   "shipped|--features libzstd $z $c3 $patched|-O3|$thin -DZSTD_STRIP_ERROR_STRINGS=1"
   "unpatched|--features libzstd $z $c3|-O3|$thin"
+  "both-decoders|--features libzstd $z $c3 $patched|-O3|-DZSTD_STRIP_ERROR_STRINGS=1"
+  "both-huffman|--features libzstd $z $c3 $patched|-O3|-DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1 -DZSTD_STRIP_ERROR_STRINGS=1"
   "libzstd-3|--features libzstd --config profile.wasm-release.opt-level=3 $c3|-O3 -Oz|"
 )
 wanted="${ATLAS_BENCH_OPTIONS:-}"
@@ -69,7 +73,9 @@ for option in "${options[@]}"; do
   mv "$out/atlas_decode_bg.wasm" "$out/unoptimised.wasm"
   for level in $levels; do
     converge=(); [ "$level" = -O3 ] || converge=(--converge)
-    "$wasm_opt" "$level" "${converge[@]}" "${features[@]}" "$out/unoptimised.wasm" -o "$out/atlas_decode_bg.wasm"
+    # As build.sh does: zstd-sys's libc shims are not exports of a shipped module.
+    "$wasm_opt" --remove-exports "--pass-arg=remove-exports@rust_zstd_wasm_shim_*" \
+      "$level" "${converge[@]}" "${features[@]}" "$out/unoptimised.wasm" -o "$out/atlas_decode_bg.wasm"
     node js/scripts/decode-bench.mjs "$out" "$work/blocks" "wasm $name, wasm-opt $level" | tee -a "$work/results.jsonl"
   done
 done

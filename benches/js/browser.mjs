@@ -11,7 +11,7 @@
 // as "(program)", such as taking response bodies in.
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 import { startServer } from "./server.mjs";
@@ -19,12 +19,13 @@ import { median } from "./stats.mjs";
 
 const argv = process.argv.slice(2);
 const option = (name, fallback) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : fallback);
-const [dir] = argv;
+// Absolute: the page's directory links to it.
+const dir = resolve(argv[0]);
 const runs = Number(option("runs", 3));
 const latency = Number(option("latency", 20));
 const tracing = argv.includes("--trace");
 const want = JSON.parse(readFileSync(join(dir, "expected.json"), "utf8"));
-const dist = process.env.ATLAS_WASM_DIST ?? fileURLToPath(new URL("../../js/dist", import.meta.url));
+const dist = process.env.ATLAS_WASM_DIST ? resolve(process.env.ATLAS_WASM_DIST) : fileURLToPath(new URL("../../js/dist", import.meta.url));
 
 const root = mkdtempSync(join(tmpdir(), "atlas-bench-page-"));
 writeFileSync(join(root, "index.html"), `<!doctype html><script type="module">
