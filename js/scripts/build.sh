@@ -2,12 +2,12 @@
 # Builds js/dist/: the release .wasm with libzstd's decoder (feature
 # `libzstd`), its wasm-bindgen glue (--target web), wasm-opt -O3 from npm's
 # binaryen (Debian's binaryen corrupts this output), and the facade. Prints
-# the gzipped size of the .wasm, which must stay <= 150 KB (150,000 bytes). Then the same
-# for the entry `atlas-wasm/atria`: the crate again with feature `atria`, as
-# a second module (atria_wasm_bg.wasm) so that the core's does not grow;
-# its size is printed, not budgeted (docs/atria.md). Why libzstd, Rust at
-# opt-level "z" and libzstd at 3 (Cargo.toml) and -O3: docs/benchmarks.md,
-# "Block decoding in wasm" and "Session 7".
+# the gzipped size of the .wasm, which must stay <= 150 KB (150,000 bytes).
+# Then the same for the entry `atlas-wasm/atria`: the crate again with
+# feature `atria`, as a second module (atria_wasm_bg.wasm) so that the
+# core's does not grow; its size is printed, not budgeted (docs/atria.md).
+# Why libzstd, Rust at opt-level "z" and libzstd at 3 (Cargo.toml) and -O3:
+# docs/benchmarks.md, "Block decoding in wasm" and "Session 7".
 #
 # Needs: rustup target wasm32-unknown-unknown, Debian clang and patch
 # (libzstd for wasm32, js/scripts/zstd-sys-wasm32.sh), wasm-bindgen-cli of
