@@ -73,9 +73,7 @@ for option in "${options[@]}"; do
   mv "$out/atlas_decode_bg.wasm" "$out/unoptimised.wasm"
   for level in $levels; do
     converge=(); [ "$level" = -O3 ] || converge=(--converge)
-    # As build.sh does: zstd-sys's libc shims are not exports of a shipped module.
-    "$wasm_opt" --remove-exports "--pass-arg=remove-exports@rust_zstd_wasm_shim_*" \
-      "$level" "${converge[@]}" "${features[@]}" "$out/unoptimised.wasm" -o "$out/atlas_decode_bg.wasm"
+    "$wasm_opt" "${drop_shim_exports[@]}" "$level" "${converge[@]}" "${features[@]}" "$out/unoptimised.wasm" -o "$out/atlas_decode_bg.wasm"
     node js/scripts/decode-bench.mjs "$out" "$work/blocks" "wasm $name, wasm-opt $level" | tee -a "$work/results.jsonl"
   done
 done

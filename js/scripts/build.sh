@@ -38,7 +38,7 @@ command -v patch >/dev/null || { echo "build.sh: patch is needed to patch libzst
 export CFLAGS_wasm32_unknown_unknown="-DHUF_FORCE_DECOMPRESS_X1=1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1 -DZSTD_STRIP_ERROR_STRINGS=1"
 
 # ...and its fast Huffman loop, which libzstd keeps to 64-bit size_t
-# (zstd-sys-wasm32.sh says why, and sets `patched_zstd`).
+# (zstd-sys-wasm32.sh says why, and sets `patched_zstd` and `drop_shim_exports`).
 source "$js/scripts/zstd-sys-wasm32.sh"
 
 # Panic locations carry source paths: keep the builder's home and checkout
@@ -56,12 +56,7 @@ mkdir -p "$js/dist"
 # bytes): 4 KB gzip less, and the same speed or better, a cold first read
 # faster (less code for V8 to compile); --low-memory-unused is safe for Rust's
 # layout (docs/benchmarks.md, "The wasm-opt flags").
-# zstd-sys exports the C allocator and libc shims it links libzstd against
-# (`rust_zstd_wasm_shim_*`); JavaScript calls none of them, and as exports
-# they kept code alive that nothing reaches, qsort's five sorts above all (for
-# libzstd's dictionary builder). Dropped first, -O3 then removes that code:
-# 9 KB gzip off the core (docs/benchmarks.md, "Session 13").
-drop_shim_exports=(--remove-exports "--pass-arg=remove-exports@rust_zstd_wasm_shim_*")
+# Each module's flags follow `drop_shim_exports` (zstd-sys-wasm32.sh says why).
 wasm_opt_flags=(-O3 -ocimfs=200 --low-memory-unused --converge --strip-producers --strip-target-features
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-reference-types --enable-multivalue)

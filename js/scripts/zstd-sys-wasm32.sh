@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Sourced by the wasm builds (js/scripts/build.sh, benches/decode/run.sh):
-# sets `patched_zstd`, the cargo arguments that build against a copy of the
+# sets `drop_shim_exports` (below) and `patched_zstd`, the cargo arguments
+# that build against a copy of the
 # zstd-sys crate Cargo.lock pins with libzstd-wasm32.patch applied (made under
 # target/ when missing or stale), and puts the committed Cargo.lock back when
 # the calling script exits, since building against a patched dependency
@@ -34,6 +35,14 @@ if [ "$(cat "$zstd_copy/.atlas-patch" 2>/dev/null)" != "$zstd_stamp" ]; then
   echo "$zstd_stamp" > "$zstd_copy/.atlas-patch"
 fi
 patched_zstd=(--config "patch.crates-io.zstd-sys.path=\"$zstd_copy\"")
+
+# wasm-opt's first flags for every module: zstd-sys exports the C allocator
+# and libc shims it links libzstd against (`rust_zstd_wasm_shim_*`).
+# JavaScript calls none of them, and as exports they kept code alive that
+# nothing reaches, qsort's five sorts above all (for libzstd's dictionary
+# builder). Dropped first, wasm-opt's -O3 then removes that code: 9 KB gzip
+# off the core (docs/benchmarks.md, "Session 13").
+drop_shim_exports=(--remove-exports "--pass-arg=remove-exports@rust_zstd_wasm_shim_*")
 
 zstd_lock_kept="$(mktemp)"
 cp "$zstd_root/Cargo.lock" "$zstd_lock_kept"
