@@ -202,10 +202,10 @@ pub(crate) fn delete_datasets(
 pub(crate) fn upload_collection(location: &str, dir: &std::path::Path) -> Result<()> {
     let bucket = Bucket::open(location)?;
     match bucket.open_collection() {
-        Ok(old) if !old.shared.deleted.is_empty() => {
+        Ok(old) if old.deleted_count() > 0 => {
             bucket.put(
                 MASK_FILE,
-                encode_bound_mask(&old.shared.deleted, &binding_of(&old)),
+                encode_bound_mask(old.deleted_ordinals(), &binding_of(&old)),
             )?;
             crash_point("bucket-mask-bound");
         }

@@ -240,6 +240,11 @@ impl Atlas {
         self.shared.deleted.len()
     }
 
+    /// Ordinals of the datasets the mask hides, ascending.
+    pub fn deleted_ordinals(&self) -> &BTreeSet<u32> {
+        &self.shared.deleted
+    }
+
     /// True when a live dataset has this name.
     pub fn dataset_exists(&self, name: &str) -> bool {
         self.ordinal_of(name).is_some()

@@ -314,7 +314,7 @@ impl AtlasWriter {
 fn bind_old_mask(dir: &Path) -> Result<()> {
     let mask = dir.join(MASK_FILE);
     if let Ok(old) = at_once(Atlas::open_path(dir))? {
-        let bound = encode_bound_mask(&old.shared.deleted, &binding_of(&old));
+        let bound = encode_bound_mask(old.deleted_ordinals(), &binding_of(&old));
         return write_atomically(&mask, &bound);
     }
     let container_opens = match crate::source::FileSource::open(dir.join(DATA_FILE)) {

@@ -46,7 +46,7 @@ pub fn delete_datasets<S: AsRef<str>>(
     // The open reads the mask fresh, so deletes made since are kept.
     let atlas = futures_executor::block_on(Atlas::open_path(dir))?;
     let footer = atlas.footer();
-    let mut ordinals: BTreeSet<u32> = atlas.shared.deleted.clone();
+    let mut ordinals: BTreeSet<u32> = atlas.deleted_ordinals().clone();
     let (mut removed, mut missing) = (Vec::new(), Vec::new());
     for name in wanted {
         match footer.datasets.get_index_of(name).map(|i| i as u32) {
