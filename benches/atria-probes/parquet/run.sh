@@ -4,7 +4,7 @@
 # every row of a parquet file held in memory: a bare one (no reader), the
 # `parquet` crate alone, atlas-wasm (feature atria) reading nothing, reading
 # with its own `atria::parquet`, and with the `parquet` crate.
-#   tests/atria/parquet_probe/run.sh
+#   benches/atria-probes/parquet/run.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 target="${CARGO_TARGET_DIR:-$here/../../../target}/atria-parquet-probe"
