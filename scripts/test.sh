@@ -17,8 +17,11 @@ cargo clippy --workspace --all-features --all-targets -- -D warnings
 echo "== rustdoc, warnings denied (every public item documented, links resolve)"
 RUSTDOCFLAGS="-D warnings" cargo doc --all-features --no-deps --lib
 
-echo "== the reader core compiles for wasm32-unknown-unknown"
-cargo build --lib --target wasm32-unknown-unknown
+echo "== clippy for wasm32-unknown-unknown: the reader, the decode module, the Atria module"
+for features in "" "--features decode-module" "--features atria"; do
+  # shellcheck disable=SC2086 # an empty set of features is no argument
+  cargo clippy --lib --target wasm32-unknown-unknown $features -- -D warnings
+done
 
 echo "== native tests and doc tests (core, interop with atlas-rust and atlas-python, writer, CLI)"
 cargo test --workspace --all-features

@@ -96,6 +96,10 @@
 //! - `wasm` (wasm32 only): the bindings behind the npm package.
 
 #![warn(missing_docs)]
+// One `Arc` type serves both targets: natively the shared state is `Send + Sync`
+// (which the native lint checks); on wasm32 byte sources are `?Send` and the
+// program has one thread, so an `Arc` of them is simply a shared pointer.
+#![cfg_attr(target_arch = "wasm32", allow(clippy::arc_with_non_send_sync))]
 
 #[cfg(feature = "atria")]
 pub mod atria;

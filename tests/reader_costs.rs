@@ -492,35 +492,56 @@ fn the_read_plan_tells_its_ranges_before_requesting_them() {
     let bytes = std::fs::read(fixture().join("data.atlas")).unwrap();
     let data = CountingSource::new(MemorySource::new(bytes));
     let log = data.log();
-    type Plans = std::sync::Mutex<Vec<Vec<(u64, u64)>>>;
-    let told: Arc<Plans> = Arc::default();
-    let (into, seen) = (told.clone(), log.clone());
-    let options = atlas_wasm::ReadOptions {
-        planned: Some(Arc::new(move |ranges: &[std::ops::Range<u64>]| {
-            // Nothing of the plan has been requested yet when it is told.
-            let sent = seen.requests();
-            let plan = ranges.iter().map(|r| (r.start, r.end - r.start)).collect();
-            into.lock().unwrap().push(plan);
-            assert_eq!(seen.requests(), sent);
-        })),
+    let atlas = block_on(Atlas::open(Arc::new(data), None)).unwrap();
+    block_on(atlas.array_stats("temperature")).unwrap(); // opens the segment, plans nothing
+    log.reset();
+    /// A sink that records each plan it is told, and checks that nothing of
+    /// it has been requested yet when it is told.
+    struct Told {
+        log: atlas_wasm::source::RequestLog,
+        plans: Vec<Vec<(u64, u64)>>,
+        parts: usize,
+    }
+    impl atlas_wasm::StackSink for Told {
+        fn begin(&mut self, _: &atlas_wasm::StackedLayout) -> atlas_wasm::Result<()> {
+            Ok(())
+        }
+        fn append(&mut self, _: atlas_wasm::ArrayData) -> atlas_wasm::Result<()> {
+            self.parts += 1;
+            Ok(())
+        }
+        fn planned(&mut self, requests: &[std::ops::Range<u64>]) {
+            let sent = self.log.requests();
+            let plan = requests
+                .iter()
+                .map(|r| (r.start, r.end - r.start))
+                .collect();
+            self.plans.push(plan);
+            assert_eq!(self.log.requests(), sent);
+        }
+    }
+    let mut sink = Told {
+        log: log.clone(),
+        plans: Vec::new(),
+        parts: 0,
+    };
+    let window = atlas_wasm::AcrossRequest {
+        start: vec![100, 0],
+        shape: vec![2, 2],
         ..Default::default()
     };
-    let atlas = block_on(Atlas::open_with(Arc::new(data), None, options)).unwrap();
-    block_on(atlas.array_stats("temperature")).unwrap(); // opens the segment, plans nothing
-    assert!(told.lock().unwrap().is_empty());
-    log.reset();
-    let all = block_on(atlas.read_across("temperature", &[100, 0], &[2, 2])).unwrap();
-    assert_eq!(all.len(), DATASETS);
+    block_on(atlas.read_stacked_into("temperature", &window, &mut sink)).unwrap();
+    assert_eq!(sink.parts, DATASETS);
     let mut requested = log.entries();
     requested.sort_unstable();
     assert_eq!(
-        *told.lock().unwrap(),
+        sink.plans,
         vec![requested],
         "one plan, exactly what was requested"
     );
     // Again: every block is cached, so the plan is told and is empty.
-    block_on(atlas.read_across("temperature", &[100, 0], &[2, 2])).unwrap();
-    assert_eq!(told.lock().unwrap().last(), Some(&Vec::new()));
+    block_on(atlas.read_stacked_into("temperature", &window, &mut sink)).unwrap();
+    assert_eq!(sink.plans.last(), Some(&Vec::new()));
 }
 
 /// Futures that end only as a test lets them: the first `allowed` tickets
@@ -672,4 +693,36 @@ fn requests_leave_while_earlier_blocks_are_still_decoding_and_stay_within_max_co
             (d * 1_000_000 + ROWS * COLS - 1) as f32
         );
     }
+}
+
+#[test]
+fn a_segment_refused_for_its_size_is_not_requested_again() {
+    // A budget the collection footer fits and a segment footer (8 entries of
+    // ~320 bytes) does not; a small first probe keeps the segments out of it.
+    let options = atlas_wasm::ReadOptions {
+        memory_budget: 2048,
+        tail_probe_bytes: 1024,
+        ..Default::default()
+    };
+    let data = CountingSource::new(MemorySource::new(
+        std::fs::read(fixture().join("data.atlas")).unwrap(),
+    ));
+    let log = data.log();
+    let atlas = block_on(Atlas::open_with(Arc::new(data), None, options)).unwrap();
+    let ds = atlas.dataset("day_01").unwrap();
+    log.reset();
+    let first = block_on(ds.read_array_as::<f32>("temperature", &[0, 0], &[1, 1])).unwrap_err();
+    assert_eq!(first.code(), "TooLarge", "{first}");
+    assert!(
+        log.requests() >= 1,
+        "the first read asks for the segment footer"
+    );
+    log.reset();
+    let again = block_on(atlas.dataset("day_02").unwrap().array_stats("temperature")).unwrap_err();
+    assert_eq!(again, first);
+    assert_eq!(
+        log.requests(),
+        0,
+        "the refusal is kept, not asked for again"
+    );
 }

@@ -93,7 +93,8 @@ export class Atlas {
     const abort = abortOf(options.signal);
     const pool = decodePool(options.decodeWorkers);
     try {
-      const numbers = { cacheBytes: options.cacheBytes, maxConcurrency: options.maxConcurrency, coalesceBytes: options.coalesceBytes, maxMemory: options.maxMemory, tailProbeBytes: options.tailProbeBytes, decode: pool?.decode };
+      // The core reads its own options by name (ReadOptions::BY_JS_NAME).
+      const numbers = { ...options, decode: pool?.decode };
       return new Atlas(await AtlasHandle.open(data, mask, numbers, abort?.promise), pool, data);
     } catch (error) {
       pool?.close();

@@ -7,18 +7,32 @@ use indexmap::IndexMap;
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::footer::{CollectionFooter, InternedSchema, DATASET_ATTRS_VARIABLE};
+#[cfg(feature = "writer")]
+use crate::format::segment::{ArrayMeta, ChunkAddress};
 use crate::format::value::{ArrayStats, Attr, FillValue};
-use crate::read::across::{InMemory, StackSink, StackedLayout};
+use crate::read::across::read_window_into;
 use crate::read::array::{Element, NdArray, TypedArray};
-use crate::read::atlas::Atlas;
+#[cfg(feature = "writer")]
+use crate::read::blocks::Want;
+use crate::read::handle::Handle;
+use crate::read::plan::check_declared_dtype;
 use crate::read::segment::Segment;
-use crate::read::window::{check_declared_dtype, read_window_into};
+use crate::read::sink::{InMemory, StackSink, StackedLayout};
 
 /// One live dataset. Holding it keeps the collection handle alive.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct DatasetView {
-    atlas: Atlas,
+    handle: Arc<Handle>,
     ordinal: u32,
+}
+
+impl std::fmt::Debug for DatasetView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatasetView")
+            .field("name", &self.name())
+            .field("ordinal", &self.ordinal)
+            .finish()
+    }
 }
 
 /// Shape, chunking, dimension names and fill value of one array, as its segment records them.
@@ -168,18 +182,13 @@ impl<'a> ArrayMetaView<'a> {
 }
 
 impl DatasetView {
-    pub(crate) fn new(atlas: Atlas, ordinal: u32) -> Self {
-        Self { atlas, ordinal }
+    pub(crate) fn new(handle: Arc<Handle>, ordinal: u32) -> Self {
+        Self { handle, ordinal }
     }
 
     /// The dataset's name.
     pub fn name(&self) -> &str {
-        self.atlas
-            .shared
-            .footer
-            .datasets
-            .get_index(self.ordinal as usize)
-            .map_or("", |(n, _)| n.as_str())
+        self.handle.name_of(self.ordinal)
     }
 
     /// Its position in the container, stable for the container's life.
@@ -189,7 +198,7 @@ impl DatasetView {
 
     /// What it declares. No I/O.
     pub fn schema(&self) -> SchemaView<'_> {
-        let footer = &self.atlas.shared.footer;
+        let footer = self.handle.footer();
         let schema_index = footer
             .datasets
             .get_index(self.ordinal as usize)
@@ -308,7 +317,7 @@ impl DatasetView {
         let (segment, index) = self.stored(array).await?;
         let meta = &segment.arrays()[index];
         check_declared_dtype(meta, &declared, array)?;
-        read_window_into(&self.atlas.shared, &segment, meta, (start, shape), sink).await
+        read_window_into(&self.handle, &segment, meta, (start, shape), sink).await
     }
 
     /// [`read_array`](Self::read_array) for a caller who knows the type.
@@ -333,10 +342,22 @@ impl DatasetView {
         self.read_array(array, start, shape).await?.into_typed()
     }
 
+    /// This dataset's array as its segment stores it, for tools that copy
+    /// chunks without decoding them into values (the rewriter).
+    #[cfg(feature = "writer")]
+    pub(crate) async fn stored_array(&self, array: &str) -> Result<StoredArray> {
+        let (segment, index) = self.stored(array).await?;
+        Ok(StoredArray {
+            handle: self.handle.clone(),
+            segment,
+            index,
+        })
+    }
+
     /// The segment holding `variable` and the index of this dataset's array in it.
     async fn stored(&self, variable: &str) -> Result<(Arc<Segment>, usize)> {
         let segment = self
-            .atlas
+            .handle
             .segment_named(variable)
             .await?
             .ok_or_else(|| self.not_found(variable))?;
@@ -347,7 +368,7 @@ impl DatasetView {
     }
 
     async fn resolve(&self, variable: &str, keys: &[&str]) -> Result<IndexMap<String, Attr>> {
-        let Some(segment) = self.atlas.segment_named(variable).await? else {
+        let Some(segment) = self.handle.segment_named(variable).await? else {
             return Ok(IndexMap::new());
         };
         let Some(meta) = segment.array(self.name()) else {
@@ -364,5 +385,39 @@ impl DatasetView {
             dataset: self.name().to_string(),
             array: array.to_string(),
         }
+    }
+}
+
+/// One dataset's array as its segment stores it: its entry, and its chunks'
+/// decompressed bytes.
+#[cfg(feature = "writer")]
+pub(crate) struct StoredArray {
+    handle: Arc<Handle>,
+    segment: Arc<Segment>,
+    index: usize,
+}
+
+#[cfg(feature = "writer")]
+impl StoredArray {
+    /// The segment's entry for the array.
+    pub(crate) fn meta(&self) -> &ArrayMeta {
+        &self.segment.arrays()[self.index]
+    }
+
+    /// The bytes of the chunk at `address` (whose block stays cached, so
+    /// the next chunk in it costs no request).
+    pub(crate) async fn chunk(&self, address: &ChunkAddress) -> Result<Vec<u8>> {
+        let id = address.block_id.0;
+        let wants: Vec<Want> = self.segment.wants(&[(id, u64::MAX)]);
+        let blocks = self
+            .handle
+            .loader()
+            .load(self.segment.region(), &wants)
+            .await?;
+        let block = blocks
+            .get(&id)
+            .ok_or_else(|| Error::Internal(format!("block {id} was loaded but not kept")))?;
+        let from = address.offset as usize;
+        Ok(block[from..from + address.size as usize].to_vec())
     }
 }

@@ -11,10 +11,11 @@ use indexmap::IndexMap;
 use js_sys::{Array, BigInt, Object, Reflect};
 use wasm_bindgen::prelude::*;
 
+use super::task::Reporter;
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::value::{ArrayStats, Attr, FillValue, StatValue};
-use crate::read::collection_stats::CollectionStats;
+use crate::read::stats::CollectionStats;
 #[cfg(feature = "atria")]
 use crate::read::NdArray;
 use crate::read::{ArrayData, ArrayLayout, SchemaView, StackSink, StackedLayout};
@@ -53,7 +54,7 @@ pub(crate) fn keyed(pairs: impl IntoIterator<Item = (String, JsValue)>) -> JsVal
 
 /// JavaScript strings of `items`, decoded from UTF-8 in one call and
 /// sliced: a catalogue's thousand names cost a thousand decoder calls one
-/// by one, 12 ms of a cold first call (docs/benchmarks.md, session 6).
+/// by one, 12 ms of a cold first call (docs/benchmarks.md, "The catalogue (W1): where its time goes").
 pub(crate) fn strings(items: &[impl AsRef<str>]) -> impl Iterator<Item = JsValue> + '_ {
     let all = js_sys::JsString::from(items.iter().map(AsRef::as_ref).collect::<String>());
     let mut at = 0;
@@ -260,6 +261,8 @@ pub(crate) fn schema(schema: SchemaView<'_>) -> JsValue {
 /// into its slice as it is built, so wasm memory never holds the whole answer.
 #[derive(Default)]
 pub(crate) struct JsStack {
+    /// Told what the read will request, for its `onProgress`.
+    reporter: Option<Reporter>,
     elements: Option<JsValue>,
     /// The bytes of `elements` when it is a typed array, for little-endian parts.
     bytes: Option<js_sys::Uint8Array>,
@@ -268,6 +271,14 @@ pub(crate) struct JsStack {
 }
 
 impl JsStack {
+    /// An answer whose read reports its progress to `reporter`.
+    pub(crate) fn reporting(reporter: Option<Reporter>) -> JsStack {
+        JsStack {
+            reporter,
+            ..JsStack::default()
+        }
+    }
+
     /// `{dtype, shape, data}` of a stack of one part (a single read), its
     /// first axis dropped.
     pub(crate) fn finish_one(self, layout: &StackedLayout) -> JsValue {
@@ -304,6 +315,16 @@ impl JsStack {
 }
 
 impl StackSink for JsStack {
+    fn planned(&mut self, requests: &[std::ops::Range<u64>]) {
+        if let Some(reporter) = &self.reporter {
+            let flat: Vec<f64> = requests
+                .iter()
+                .flat_map(|r| [r.start as f64, (r.end - r.start) as f64])
+                .collect();
+            reporter.planned(&flat);
+        }
+    }
+
     fn begin(&mut self, layout: &StackedLayout) -> Result<()> {
         use js_sys::{
             BigInt64Array, BigUint64Array, Float32Array, Float64Array, Int16Array, Int32Array,

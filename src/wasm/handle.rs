@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 use super::convert::{self, object};
 use super::error::{closed, to_js};
 use super::source::{JsByteSource, JsSource};
-use super::task::{self, spawn_abortable, Reporter};
+use super::task::{spawn_abortable, Reporter};
 use super::whole;
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
@@ -33,45 +33,25 @@ fn axes(values: Option<Vec<f64>>, what: &str) -> Result<Vec<u64>> {
         .collect()
 }
 
-/// Reads `cacheBytes`, `maxConcurrency`, `coalesceBytes`, `maxMemory`,
-/// `tailProbeBytes` and `decode` (the decode pool's function); absent keys keep the defaults.
+/// Reads the numeric options [`ReadOptions::BY_JS_NAME`] lists and `decode`
+/// (the decode pool's function); absent keys keep the defaults.
 fn read_options(options: &JsValue) -> Result<ReadOptions> {
     let mut out = ReadOptions::default();
-    let get = |key: &str| -> Result<Option<u64>> {
+    if !options.is_object() {
+        return Ok(out);
+    }
+    for (key, set) in ReadOptions::BY_JS_NAME {
         let value = js_sys::Reflect::get(options, &key.into()).unwrap_or(JsValue::UNDEFINED);
         if value.is_undefined() || value.is_null() {
-            return Ok(None);
+            continue;
         }
         let number = value
             .as_f64()
             .ok_or_else(|| Error::InvalidArgument(format!("option {key} must be a number")))?;
-        whole(number, key).map(Some)
-    };
-    if options.is_object() {
-        if let Some(v) = get("cacheBytes")? {
-            out.cache_bytes = v;
-        }
-        if let Some(v) = get("maxConcurrency")? {
-            out.max_concurrency = (v as usize).max(1);
-        }
-        if let Some(v) = get("coalesceBytes")? {
-            out.coalesce_bytes = v;
-        }
-        if let Some(v) = get("maxMemory")? {
-            out.memory_budget = v;
-        }
-        if let Some(v) = get("tailProbeBytes")? {
-            out.tail_probe_bytes = v;
-        }
-        out.decoder = super::decoder::from_options(options);
+        set(&mut out, whole(number, key)?);
     }
-    out.planned = Some(Arc::new(task::planned));
+    out.decoder = super::decoder::from_options(options);
     Ok(out)
-}
-
-/// Runs a call on the JavaScript event loop, mapping its error to an `AtlasError`.
-fn spawn(call: impl std::future::Future<Output = Result<JsValue>> + 'static) -> Promise {
-    task::settle(Box::pin(call))
 }
 
 /// One open collection.
@@ -89,19 +69,17 @@ impl AtlasHandle {
         options: JsValue,
         abort: Option<Promise>,
     ) -> Promise {
-        spawn(async move {
+        let call = async move {
             let options = read_options(&options)?;
             let data: Arc<dyn ByteSource> = Arc::new(JsByteSource::new(data));
             let mask = mask.map(|m| Arc::new(JsByteSource::new(m)) as Arc<dyn ByteSource>);
-            let open = async move {
-                let atlas = Atlas::open_with(data, mask, options).await?;
-                Ok(AtlasHandle {
-                    slot: Rc::new(RefCell::new(Some(atlas))),
-                }
-                .into())
-            };
-            task::run(Box::pin(open), abort, None).await
-        })
+            let atlas = Atlas::open_with(data, mask, options).await?;
+            Ok(AtlasHandle {
+                slot: Rc::new(RefCell::new(Some(atlas))),
+            }
+            .into())
+        };
+        spawn_abortable(call, abort)
     }
 
     fn atlas(&self) -> std::result::Result<Atlas, JsValue> {
@@ -164,7 +142,8 @@ impl AtlasHandle {
     ) -> std::result::Result<Promise, JsValue> {
         let atlas = self.atlas()?;
         let call = async move {
-            Ok(crate::read::collection_stats::merge(&atlas, &array)
+            Ok(atlas
+                .collection_stats(&array)
                 .await?
                 .map_or(JsValue::NULL, |merged| convert::collection_stats(&merged)))
         };
@@ -227,22 +206,20 @@ impl AtlasHandle {
         on_progress: Option<Reporter>,
     ) -> std::result::Result<Promise, JsValue> {
         let atlas = self.atlas()?;
-        Ok(spawn(async move {
+        let call = async move {
             let request = AcrossRequest {
                 datasets,
                 start: axes(start, "start")?,
                 shape: axes(shape, "shape")?,
                 skip_mismatched: skip,
             };
-            let read = async move {
-                let mut stack = convert::JsStack::default();
-                let layout = atlas
-                    .read_stacked_into(&array, &request, &mut stack)
-                    .await?;
-                Ok(stack.finish(&layout, skip))
-            };
-            task::run(Box::pin(read), abort, on_progress).await
-        }))
+            let mut stack = convert::JsStack::reporting(on_progress);
+            let layout = atlas
+                .read_stacked_into(&array, &request, &mut stack)
+                .await?;
+            Ok(stack.finish(&layout, skip))
+        };
+        Ok(spawn_abortable(call, abort))
     }
 
     /// Drops the collection and its caches; datasets of it stop working.
@@ -360,16 +337,14 @@ impl DatasetHandle {
         on_progress: Option<Reporter>,
     ) -> std::result::Result<Promise, JsValue> {
         let view = self.view()?;
-        Ok(spawn(async move {
+        let call = async move {
             let (start, shape) = (axes(start, "start")?, axes(shape, "shape")?);
-            let read = async move {
-                let mut answer = convert::JsStack::default();
-                let layout = view
-                    .read_array_into(&array, &start, &shape, &mut answer)
-                    .await?;
-                Ok(answer.finish_one(&layout))
-            };
-            task::run(Box::pin(read), abort, on_progress).await
-        }))
+            let mut answer = convert::JsStack::reporting(on_progress);
+            let layout = view
+                .read_array_into(&array, &start, &shape, &mut answer)
+                .await?;
+            Ok(answer.finish_one(&layout))
+        };
+        Ok(spawn_abortable(call, abort))
     }
 }

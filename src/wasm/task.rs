@@ -1,13 +1,9 @@
-//! What one call carries besides its future: an abort promise and a progress reporter.
+//! How one call runs: polled from JavaScript, cut short by its abort promise.
 //!
 //! Abort drops the core's future, so nothing more is asked of the sources on
 //! the call's behalf; a source read that only this call awaited is aborted
-//! too (see `source.rs`). Progress needs one hook in the core
-//! (`ReadOptions::planned`): while a call's future is being polled, its
-//! reporter is "current", and the read plan made during that poll hands it
-//! the ranges it will request. The facade (`js/src/sources.js`) counts them
-//! in as they arrive. The module is single-threaded (wasm32), so "current"
-//! is a thread-local.
+//! too (see `source.rs`). A read's progress reporter travels with its answer
+//! (`convert::JsStack`), which the core tells what the read will request.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -24,74 +20,17 @@ use crate::error::{Error, Result};
 
 #[wasm_bindgen]
 extern "C" {
-    /// The facade's progress reporter for one call: told the planned ranges
+    /// The facade's progress reporter for one read: told the planned ranges
     /// as `[offset, length, offset, length, ...]`.
     #[derive(Clone)]
     pub type Reporter;
 
     #[wasm_bindgen(method)]
-    fn planned(this: &Reporter, ranges: &[f64]);
-}
-
-thread_local! {
-    static CURRENT: RefCell<Option<Reporter>> = const { RefCell::new(None) };
-}
-
-/// `ReadOptions::planned` for every handle: tells the reporter of the call
-/// being polled, if it has one, what its read plan will request.
-#[cfg(not(feature = "atria"))] // the collection classes use it
-pub(crate) fn planned(ranges: &[std::ops::Range<u64>]) {
-    CURRENT.with(|c| {
-        if let Some(reporter) = c.borrow().as_ref() {
-            let flat: Vec<f64> = ranges
-                .iter()
-                .flat_map(|r| [r.start as f64, (r.end - r.start) as f64])
-                .collect();
-            reporter.planned(&flat);
-        }
-    });
+    pub(crate) fn planned(this: &Reporter, ranges: &[f64]);
 }
 
 /// One boxed future type for every call, so the code below exists once.
-pub(crate) type Call = Pin<Box<dyn Future<Output = Result<JsValue>>>>;
-
-/// Runs `future` to its end, or to the settling of `abort` (then
-/// [`Error::Aborted`]), telling `reporter` what its read plans.
-pub(crate) async fn run(
-    future: Call,
-    abort: Option<Promise>,
-    reporter: Option<Reporter>,
-) -> Result<JsValue> {
-    let tracked = Tracked {
-        inner: future,
-        reporter,
-    };
-    match abort {
-        None => tracked.await,
-        Some(abort) => match select(tracked, JsFuture::from(abort)).await {
-            Either::Left((result, _)) => result,
-            Either::Right(_) => Err(Error::Aborted),
-        },
-    }
-}
-
-/// A future that makes its reporter current while it is polled.
-struct Tracked {
-    inner: Call,
-    reporter: Option<Reporter>,
-}
-
-impl Future for Tracked {
-    type Output = Result<JsValue>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let mine = self.reporter.clone();
-        let previous = CURRENT.with(|c| c.replace(mine));
-        let polled = self.inner.as_mut().poll(cx);
-        CURRENT.with(|c| *c.borrow_mut() = previous);
-        polled
-    }
-}
+type Call = Pin<Box<dyn Future<Output = Result<JsValue>>>>;
 
 /// A call's future, polled from JavaScript rather than from wasm-bindgen's
 /// microtask queue.
@@ -157,6 +96,14 @@ impl Task {
         }
     }
 
+    /// Ends the call before its time, its `AbortSignal` having fired: drops
+    /// its future (so nothing more is asked of the sources on its behalf)
+    /// and returns the `Aborted` error to reject with.
+    pub fn abort(&mut self) -> JsValue {
+        self.finish();
+        super::error::to_js(Error::Aborted)
+    }
+
     /// The value of a finished call.
     pub fn take(&mut self) -> JsValue {
         self.value.take().unwrap_or(JsValue::UNDEFINED)
@@ -206,13 +153,24 @@ pub fn set_driver(drive: Function) {
 }
 
 /// Runs `call` to its end under [`Task`]: a promise of its value or of its
-/// `AtlasError`, and of an `Internal` error if it panics.
-pub(crate) fn settle(call: Call) -> Promise {
+/// `AtlasError`, and of an `Internal` error if it panics. When `abort` (an
+/// `AbortSignal`'s promise) settles first, `drive` drops the call through
+/// [`Task::abort`]. Why not `select` on a `JsFuture` of `abort`: a `JsFuture`
+/// dropped before its promise settles keeps its two closures alive for good,
+/// and a signal that never fires is the common case.
+fn settle(call: Call, abort: Option<Promise>) -> Promise {
     remember_panics();
     let Some(drive) = DRIVER.with(|d| d.borrow().clone()) else {
         // Not under the facade (the wasm-bindgen tests): wasm-bindgen's own queue.
         return wasm_bindgen_futures::future_to_promise(async move {
-            call.await.map_err(super::error::to_js)
+            let result = match abort {
+                None => call.await,
+                Some(abort) => match select(call, JsFuture::from(abort)).await {
+                    Either::Left((result, _)) => result,
+                    Either::Right(_) => Err(Error::Aborted),
+                },
+            };
+            result.map_err(super::error::to_js)
         });
     };
     let id = NEXT_ID.with(|n| {
@@ -226,7 +184,12 @@ pub(crate) fn settle(call: Call) -> Promise {
         value: None,
     };
     let take_panic = PANIC_READER.with(Clone::clone);
-    let args = js_sys::Array::of3(&task.into(), &super::error::error_class(), &take_panic);
+    let args = js_sys::Array::of4(
+        &task.into(),
+        &super::error::error_class(),
+        &take_panic,
+        &abort.map_or(JsValue::UNDEFINED, JsValue::from),
+    );
     match drive.apply(&JsValue::NULL, &args) {
         Ok(promise) => promise.unchecked_into(),
         Err(thrown) => Promise::reject(&thrown),
@@ -239,13 +202,16 @@ pub(crate) fn settle(call: Call) -> Promise {
 #[doc(hidden)]
 #[wasm_bindgen(js_name = "__panicInsideCall")]
 pub fn panic_inside_call() -> Promise {
-    settle(Box::pin(async {
-        let resolved = Promise::resolve(&JsValue::NULL);
-        let _ = JsFuture::from(resolved).await;
-        let forged: Vec<u8> = Vec::new();
-        // An index out of bounds, as a forged length once caused.
-        Ok(JsValue::from(forged[usize::from(forged.is_empty())]))
-    }))
+    settle(
+        Box::pin(async {
+            let resolved = Promise::resolve(&JsValue::NULL);
+            let _ = JsFuture::from(resolved).await;
+            let forged: Vec<u8> = Vec::new();
+            // An index out of bounds, as a forged length once caused.
+            Ok(JsValue::from(forged[usize::from(forged.is_empty())]))
+        }),
+        None,
+    )
 }
 
 /// Runs `call`, which `abort` (an `AbortSignal`'s promise) may cut short,
@@ -254,7 +220,5 @@ pub(crate) fn spawn_abortable(
     call: impl Future<Output = Result<JsValue>> + 'static,
     abort: Option<Promise>,
 ) -> Promise {
-    settle(Box::pin(
-        async move { run(Box::pin(call), abort, None).await },
-    ))
+    settle(Box::pin(call), abort)
 }

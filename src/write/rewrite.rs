@@ -45,11 +45,12 @@ pub async fn rewrite(
         let view = source.dataset(name)?;
         let mut out = writer.add_dataset(name)?;
         for array in view.list_arrays() {
-            let segment = source
-                .segment_named(&array)
-                .await?
-                .ok_or_else(|| missing(name, &array))?;
-            let meta = segment.array(name).ok_or_else(|| missing(name, &array))?;
+            // The array is declared, so a segment without it is damage.
+            let stored = view.stored_array(&array).await.map_err(|e| match e {
+                crate::Error::ArrayNotFound { .. } => missing(name, &array),
+                other => other,
+            })?;
+            let meta = stored.meta();
             let shape: Vec<u64> = meta.shape.iter().map(|&s| s as u64).collect();
             let chunk_shape: Vec<u64> = meta.chunk_shape.iter().map(|&s| s as u64).collect();
             out.define_dtype(
@@ -61,13 +62,8 @@ pub async fn rewrite(
                 meta.fill_value.clone(),
             )?;
             for entry in &meta.chunks {
-                let at = &entry.address;
-                let blocks = segment
-                    .load_blocks(&source.shared, &[(at.block_id.0, u64::MAX)])
-                    .await?;
-                let block = &blocks[&at.block_id.0];
-                let bytes = &block[at.offset as usize..at.offset as usize + at.size as usize];
-                out.write_raw_chunk(&array, entry.coord.clone(), bytes)?;
+                let bytes = stored.chunk(&entry.address).await?;
+                out.write_raw_chunk(&array, entry.coord.clone(), &bytes)?;
                 chunks += 1;
             }
             for (key, value) in view.array_attributes(&array).await? {

@@ -9,7 +9,7 @@
 use crate::error::Result;
 use crate::format::dtype::DType;
 use crate::format::value::ArrayStats;
-use crate::read::atlas::Atlas;
+use crate::read::handle::Handle;
 
 /// The merged statistics, with the dtype of the dataset each bound came
 /// from: a bound carries no dtype of its own, and a caller that shows it
@@ -23,14 +23,14 @@ pub(crate) struct CollectionStats {
 
 /// Folds the statistics of every live dataset that holds `array`; `None`
 /// when none recorded any. The answer's `name` is `array`.
-pub(crate) async fn merge(atlas: &Atlas, array: &str) -> Result<Option<CollectionStats>> {
-    let Some(segment) = atlas.segment_named(array).await? else {
+pub(crate) async fn merge(handle: &Handle, array: &str) -> Result<Option<CollectionStats>> {
+    let Some(segment) = handle.segment_named(array).await? else {
         return Ok(None);
     };
     let mut merged: Option<CollectionStats> = None;
     for meta in segment.arrays() {
         let Some(stats) = &meta.stats else { continue };
-        if !atlas.dataset_exists(&meta.name) {
+        if handle.ordinal_of(&meta.name).is_none() {
             continue;
         }
         match &mut merged {

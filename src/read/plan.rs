@@ -1,9 +1,10 @@
-//! Reading a window of one array: which chunks it touches, which blocks hold
-//! them, and how their elements land in C order in the answer.
+//! A window of one array, planned: which written chunks it touches, which
+//! blocks hold them and how far into each, and how their elements land in C
+//! order in the answer once the blocks are in. No I/O: the unit tests at the
+//! foot of this file drive it with blocks made in memory.
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::format::budget::over_budget;
@@ -11,36 +12,9 @@ use crate::format::chunk::{fill_element, split_offsets_exact};
 use crate::format::dtype::DType;
 use crate::format::segment::{ArrayMeta, ChunkAddress};
 use crate::nd::for_each_run;
-use crate::read::across::{StackSink, StackedLayout};
 use crate::read::array::{ArrayData, NdArray};
 use crate::read::cache::Block;
-use crate::read::segment::Segment;
-use crate::read::Shared as Inner;
-
-/// Reads `shape` elements from `start` (both empty: the whole array) into
-/// `sink` as a stack of one part, `[1, window...]`, so that a host that
-/// fills its own buffer (the wasm binding: a JavaScript typed array) gets
-/// the answer with no copy of it in between. Answers the frame it gave
-/// `sink.begin`.
-pub(crate) async fn read_window_into<S: StackSink>(
-    inner: &Arc<Inner>,
-    segment: &Arc<Segment>,
-    meta: &ArrayMeta,
-    (start, shape): (&[u64], &[u64]),
-    sink: &mut S,
-) -> Result<StackedLayout> {
-    let plan = Plan::new(meta, start, shape, inner.options.memory_budget)?;
-    let blocks = segment.load_blocks(inner, &plan.blocks_wanted()).await?;
-    let layout = StackedLayout {
-        dtype: meta.dtype.clone(),
-        shape: [&[1][..], &plan.window.shape].concat(),
-        datasets: vec![meta.name.clone()],
-        skipped: Vec::new(),
-    };
-    sink.begin(&layout)?;
-    plan.assemble_into(meta, &blocks, sink)?;
-    Ok(layout)
-}
+use crate::read::sink::StackSink;
 
 /// The schema is recorded twice, in the collection footer and in the segment;
 /// a read trusts neither alone.
@@ -91,6 +65,11 @@ impl Plan {
             count,
             chunks,
         })
+    }
+
+    /// The window's extent on each axis.
+    pub(crate) fn shape(&self) -> &[u64] {
+        &self.window.shape
     }
 
     /// The blocks holding the touched chunks, each once, with how many bytes
@@ -485,4 +464,205 @@ fn too_large(window: &Window) -> Error {
         "a window of shape {:?} does not fit in memory",
         window.shape
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::format::segment::{BlockId, ChunkEntry};
+    use crate::format::value::FillValue;
+
+    /// An int32 array of `shape` chunked by `chunk`, each cell `10 * row + col`
+    /// (rank 2), every chunk stored clipped; chunks listed in `in_block_1` go
+    /// to block 1, the rest to block 0, and `unwritten` ones are left out.
+    fn grid(
+        shape: [u32; 2],
+        chunk: [u32; 2],
+        in_block_1: &[[u32; 2]],
+        unwritten: &[[u32; 2]],
+    ) -> (ArrayMeta, HashMap<u32, Block>) {
+        let mut blocks: [Vec<u8>; 2] = [Vec::new(), Vec::new()];
+        let mut chunks = Vec::new();
+        for ci in 0..shape[0].div_ceil(chunk[0]) {
+            for cj in 0..shape[1].div_ceil(chunk[1]) {
+                if unwritten.contains(&[ci, cj]) {
+                    continue;
+                }
+                let block = usize::from(in_block_1.contains(&[ci, cj]));
+                let offset = blocks[block].len() as u32;
+                for i in ci * chunk[0]..((ci + 1) * chunk[0]).min(shape[0]) {
+                    for j in cj * chunk[1]..((cj + 1) * chunk[1]).min(shape[1]) {
+                        let value = (10 * i + j) as i32;
+                        blocks[block].extend_from_slice(&value.to_le_bytes());
+                    }
+                }
+                chunks.push(ChunkEntry {
+                    coord: vec![ci, cj],
+                    address: ChunkAddress {
+                        block_id: BlockId(block as u32),
+                        offset,
+                        size: blocks[block].len() as u32 - offset,
+                    },
+                });
+            }
+        }
+        let meta = ArrayMeta {
+            name: "ds".into(),
+            dtype: DType::Int32,
+            shape: shape.to_vec(),
+            dimension_names: Vec::new(),
+            chunk_shape: chunk.to_vec(),
+            chunks,
+            fill_value: Some(FillValue::Int(-7)),
+            attributes: Vec::new(),
+            stats: None,
+        };
+        let [b0, b1] = blocks;
+        (meta, HashMap::from([(0, Arc::new(b0)), (1, Arc::new(b1))]))
+    }
+
+    fn int32s(answer: NdArray) -> Vec<i32> {
+        match answer.data {
+            ArrayData::Int32(v) => v,
+            other => panic!("not int32: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_window_reads_the_chunks_it_touches_clipped_at_the_edges() {
+        let (meta, blocks) = grid([5, 3], [2, 2], &[[2, 0], [2, 1]], &[]);
+        let plan = Plan::new(&meta, &[1, 1], &[4, 2], u64::MAX).unwrap();
+        // Rows 1..5 touch chunk rows 0, 1 and 2; columns 1..3 both chunk columns.
+        assert_eq!(plan.chunks.len(), 6);
+        let answer = plan.assemble(&meta, &blocks).unwrap();
+        assert_eq!(answer.shape, vec![4, 2]);
+        assert_eq!(int32s(answer), [11, 12, 21, 22, 31, 32, 41, 42]);
+    }
+
+    #[test]
+    fn a_block_is_wanted_as_far_as_the_touched_chunks_reach() {
+        let (meta, _) = grid([5, 3], [2, 2], &[[2, 0], [2, 1]], &[]);
+        // Row 0 only: chunks (0, 0) and (0, 1), the first 16 + 8 bytes of block 0.
+        let plan = Plan::new(&meta, &[0, 0], &[1, 3], u64::MAX).unwrap();
+        assert_eq!(plan.blocks_wanted(), [(0, 24)]);
+        let plan = Plan::new(&meta, &[4, 0], &[1, 3], u64::MAX).unwrap();
+        assert_eq!(plan.blocks_wanted(), [(1, 12)]);
+    }
+
+    #[test]
+    fn unwritten_chunks_read_as_the_fill_and_cost_no_block() {
+        let (meta, blocks) = grid([4, 4], [2, 2], &[], &[[1, 1]]);
+        let plan = Plan::new(&meta, &[1, 1], &[2, 2], u64::MAX).unwrap();
+        assert_eq!(
+            int32s(plan.assemble(&meta, &blocks).unwrap()),
+            [11, 12, 21, -7]
+        );
+        let plan = Plan::new(&meta, &[2, 2], &[2, 2], u64::MAX).unwrap();
+        assert!(plan.blocks_wanted().is_empty());
+        assert_eq!(
+            int32s(plan.assemble(&meta, &HashMap::new()).unwrap()),
+            [-7; 4]
+        );
+    }
+
+    #[test]
+    fn a_window_one_chunk_holds_is_taken_from_its_block_as_it_lies() {
+        let (meta, blocks) = grid([2, 3], [2, 3], &[], &[]);
+        let plan = Plan::new(&meta, &[], &[], u64::MAX).unwrap();
+        assert!(matches!(
+            plan.assemble_le(&meta, &blocks).unwrap(),
+            Cow::Borrowed(_)
+        ));
+        // A window inside that chunk is assembled.
+        let plan = Plan::new(&meta, &[0, 1], &[2, 2], u64::MAX).unwrap();
+        assert!(matches!(
+            plan.assemble_le(&meta, &blocks).unwrap(),
+            Cow::Owned(_)
+        ));
+        assert_eq!(
+            int32s(plan.assemble(&meta, &blocks).unwrap()),
+            [1, 2, 11, 12]
+        );
+    }
+
+    #[test]
+    fn a_padded_edge_chunk_reads_as_well_as_a_clipped_one() {
+        let (mut meta, _) = grid([3, 1], [2, 1], &[], &[]);
+        // Chunk (1, 0) padded to the full chunk shape: row 2, then a pad row.
+        let bytes: Vec<u8> = [0i32, 10, 20, 99]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        meta.chunks[1].address = ChunkAddress {
+            block_id: BlockId(0),
+            offset: 8,
+            size: 8,
+        };
+        let blocks = HashMap::from([(0, Arc::new(bytes))]);
+        let plan = Plan::new(&meta, &[], &[], u64::MAX).unwrap();
+        assert_eq!(int32s(plan.assemble(&meta, &blocks).unwrap()), [0, 10, 20]);
+    }
+
+    #[test]
+    fn a_chunk_of_neither_shape_is_corruption() {
+        let (mut meta, blocks) = grid([4, 4], [2, 2], &[], &[]);
+        meta.chunks[0].address.size = 12;
+        let plan = Plan::new(&meta, &[0, 0], &[1, 1], u64::MAX).unwrap();
+        let error = plan.assemble(&meta, &blocks).unwrap_err();
+        assert_eq!(error.code(), "CorruptCollection");
+    }
+
+    #[test]
+    fn string_chunks_split_by_their_offsets_and_unwritten_cells_read_empty() {
+        // ["a", "bc", "", "def"] in one chunk of a [6] array chunked [4].
+        let mut chunk: Vec<u8> = [0u32, 1, 3, 3, 6]
+            .iter()
+            .flat_map(|o| o.to_le_bytes())
+            .collect();
+        chunk.extend_from_slice(b"abcdef");
+        let meta = ArrayMeta {
+            name: "ds".into(),
+            dtype: DType::String,
+            shape: vec![6],
+            dimension_names: Vec::new(),
+            chunk_shape: vec![4],
+            chunks: vec![ChunkEntry {
+                coord: vec![0],
+                address: ChunkAddress {
+                    block_id: BlockId(0),
+                    offset: 0,
+                    size: chunk.len() as u32,
+                },
+            }],
+            fill_value: Some(FillValue::String("x".into())),
+            attributes: Vec::new(),
+            stats: None,
+        };
+        let blocks = HashMap::from([(0, Arc::new(chunk))]);
+        let plan = Plan::new(&meta, &[1], &[5], u64::MAX).unwrap();
+        let answer = plan.assemble(&meta, &blocks).unwrap();
+        let strings: Vec<String> = ["bc", "", "def", "", ""].map(String::from).to_vec();
+        assert_eq!(answer.data, ArrayData::String(strings));
+    }
+
+    #[test]
+    fn windows_that_do_not_fit_and_answers_over_the_limit_are_refused() {
+        let (meta, _) = grid([4, 4], [2, 2], &[], &[]);
+        for (start, shape) in [(&[0, 0][..], &[5, 1][..]), (&[3, 0], &[2, 1]), (&[0], &[1])] {
+            let error = Plan::new(&meta, start, shape, u64::MAX).err().unwrap();
+            assert_eq!(error.code(), "OutOfBounds", "{start:?} {shape:?}");
+        }
+        let error = Plan::new(&meta, &[u64::MAX, 0], &[2, 1], u64::MAX)
+            .err()
+            .unwrap();
+        assert_eq!(error.code(), "OutOfBounds");
+        // 16 int32 elements are 64 bytes.
+        assert!(Plan::new(&meta, &[], &[], 64).is_ok());
+        assert_eq!(
+            Plan::new(&meta, &[], &[], 63).err().unwrap().code(),
+            "TooLarge"
+        );
+    }
 }

@@ -1,0 +1,242 @@
+//! [`Handle`]: what every clone of an [`Atlas`](crate::Atlas) shares — the
+//! decoded footer, the deletions, the segments opened so far and the block
+//! loader with its cache — and the catalogue questions answered from them.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+use futures_util::future::{FutureExt, Shared};
+
+use crate::error::{Error, Result};
+use crate::format::dtype::DType;
+use crate::format::footer::{CollectionFooter, DATASET_ATTRS_VARIABLE};
+use crate::read::blocks::{Limits, Loader};
+use crate::read::open::Held;
+use crate::read::options::ReadOptions;
+use crate::read::segment::Segment;
+use crate::source::{ByteSource, SourceFuture};
+
+type SegmentSlot = Shared<SourceFuture<'static, Arc<Segment>>>;
+
+/// One open collection, shared by its clones and its datasets.
+pub(crate) struct Handle {
+    source: Arc<dyn ByteSource>,
+    size: u64,
+    footer: CollectionFooter,
+    deleted: BTreeSet<u32>,
+    /// Array name to variable index.
+    variables: HashMap<String, u32>,
+    options: ReadOptions,
+    loader: Loader,
+    segments: Mutex<HashMap<u32, SegmentSlot>>,
+    /// The tail the open read; segments inside it open without a request.
+    held: Arc<Held>,
+}
+
+impl Handle {
+    pub(crate) fn new(
+        source: Arc<dyn ByteSource>,
+        size: u64,
+        footer: CollectionFooter,
+        deleted: BTreeSet<u32>,
+        held: Held,
+        options: ReadOptions,
+    ) -> Handle {
+        let variables = footer
+            .variables
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (footer.string(v.name).to_string(), i as u32))
+            .collect();
+        let limits = Limits {
+            cache_bytes: options.cache_bytes,
+            budget: options.memory_budget,
+            coalesce: options.coalesce_bytes,
+            concurrency: options.max_concurrency,
+        };
+        Handle {
+            loader: Loader::new(source.clone(), options.decoder.clone(), limits),
+            source,
+            size,
+            footer,
+            deleted,
+            variables,
+            options,
+            segments: Mutex::default(),
+            held: Arc::new(held),
+        }
+    }
+
+    /// `data.atlas`.
+    pub(crate) fn source(&self) -> &Arc<dyn ByteSource> {
+        &self.source
+    }
+
+    /// Size of `data.atlas` in bytes.
+    pub(crate) fn size(&self) -> u64 {
+        self.size
+    }
+
+    pub(crate) fn footer(&self) -> &CollectionFooter {
+        &self.footer
+    }
+
+    /// Ordinals the mask hides.
+    pub(crate) fn deleted(&self) -> &BTreeSet<u32> {
+        &self.deleted
+    }
+
+    pub(crate) fn options(&self) -> &ReadOptions {
+        &self.options
+    }
+
+    pub(crate) fn loader(&self) -> &Loader {
+        &self.loader
+    }
+
+    /// `(ordinal, name, schema)` of each live dataset.
+    pub(crate) fn live(&self) -> impl Iterator<Item = (u32, &str, u32)> + '_ {
+        let deleted = &self.deleted;
+        self.footer
+            .datasets
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| !deleted.contains(&(*i as u32)))
+            .map(|(i, (name, &schema))| (i as u32, name.as_str(), schema))
+    }
+
+    /// The ordinal of the live dataset named `name`.
+    pub(crate) fn ordinal_of(&self, name: &str) -> Option<u32> {
+        let ordinal = self.footer.datasets.get_index_of(name)? as u32;
+        (!self.deleted.contains(&ordinal)).then_some(ordinal)
+    }
+
+    /// The name of the dataset at `ordinal` (hidden ones too).
+    pub(crate) fn name_of(&self, ordinal: u32) -> &str {
+        self.footer
+            .datasets
+            .get_index(ordinal as usize)
+            .map_or("", |(n, _)| n.as_str())
+    }
+
+    /// `(name, declared dtype)` of each dataset a read of `array` covers, in
+    /// answer order: the listed ones (each must be live and declare it), or
+    /// every live dataset that declares it.
+    pub(crate) fn chosen_datasets(
+        &self,
+        array: &str,
+        listed: Option<&[String]>,
+    ) -> Result<Vec<(String, DType)>> {
+        let footer = &self.footer;
+        let declared = |schema: u32| {
+            footer.schema_pool[schema as usize]
+                .arrays
+                .iter()
+                .find(|&&(n, _)| footer.string(n) == array)
+                .map(|&(_, d)| footer.dtype(d).clone())
+        };
+        let Some(listed) = listed else {
+            return Ok(self
+                .live()
+                .filter_map(|(_, name, schema)| Some((name.to_string(), declared(schema)?)))
+                .collect());
+        };
+        if listed.is_empty() {
+            return Err(Error::InvalidArgument(
+                "the list of datasets is empty; leave it out to read every dataset".into(),
+            ));
+        }
+        listed
+            .iter()
+            .map(|name| {
+                let schema = match footer.datasets.get(name.as_str()) {
+                    Some(&schema) if self.ordinal_of(name).is_some() => schema,
+                    _ => return Err(Error::DatasetNotFound(name.clone())),
+                };
+                let dtype = declared(schema).ok_or_else(|| Error::ArrayNotFound {
+                    dataset: name.clone(),
+                    array: array.to_string(),
+                })?;
+                Ok((name.clone(), dtype))
+            })
+            .collect()
+    }
+
+    /// The segment of the named variable, or `None` when the collection has none.
+    pub(crate) async fn segment_named(&self, variable: &str) -> Result<Option<Arc<Segment>>> {
+        match self.variables.get(variable) {
+            Some(&index) => self.segment(index).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Opens a segment once per handle; concurrent callers share the open.
+    /// The open holds the source, not the handle: it is kept in `segments`
+    /// while it runs, and one there that held the handle would keep a handle
+    /// dropped mid-open alive in a cycle.
+    pub(crate) async fn segment(&self, variable: u32) -> Result<Arc<Segment>> {
+        let slot = self
+            .slots()
+            .entry(variable)
+            .or_insert_with(|| {
+                let opening = Segment::open(
+                    self.source.clone(),
+                    self.held.clone(),
+                    &self.footer.variables[variable as usize],
+                    variable,
+                    self.datasets_declaring(variable),
+                    self.options.memory_budget,
+                );
+                let open: SourceFuture<'static, Arc<Segment>> =
+                    Box::pin(async move { opening.await.map(Arc::new) });
+                open.shared()
+            })
+            .clone();
+        let result = slot.await;
+        if result.as_ref().is_err_and(|e| !is_final(e)) {
+            // Let a later call try again (a network error may pass).
+            self.slots().remove(&variable);
+        }
+        result
+    }
+
+    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<u32, SegmentSlot>> {
+        self.segments.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// How many datasets declare the variable: what sizes its segment's first read.
+    fn datasets_declaring(&self, variable: u32) -> u64 {
+        let footer = &self.footer;
+        let name = footer.variables[variable as usize].name;
+        let mut per_schema = vec![0u64; footer.schema_pool.len()];
+        for &schema in footer.datasets.values() {
+            per_schema[schema as usize] += 1;
+        }
+        footer
+            .schema_pool
+            .iter()
+            .zip(per_schema)
+            .filter(|(s, _)| s.arrays.iter().any(|&(n, _)| n == name))
+            .map(|(_, count)| count)
+            .sum::<u64>()
+            .max(if footer.string(name) == DATASET_ATTRS_VARIABLE {
+                footer.datasets.len() as u64
+            } else {
+                0
+            })
+    }
+}
+
+/// Whether a segment's failure to open is the file's (or this handle's
+/// budget's) and so the answer for good: kept, so the next call does not send
+/// the same request again to be refused again. The object cannot change under
+/// a handle (an ETag mismatch is `ObjectChanged`, final too).
+fn is_final(error: &Error) -> bool {
+    matches!(
+        error,
+        Error::TooLarge(_)
+            | Error::CorruptCollection(_)
+            | Error::UnsupportedVersion { .. }
+            | Error::ObjectChanged(_)
+    )
+}
