@@ -35,7 +35,7 @@ CARGO_TARGET_DIR="$target" cargo run --release --quiet --manifest-path benches/d
 # Huffman and one sequence decoder, the fast Huffman loop patched in);
 # `libzstd-3` all at 3, as the decode
 # module's profile builds it without those flags; `libzstd-z` the core's
-# build before session 7.
+# build before it kept one Huffman and one sequence decoder.
 z='--config profile.wasm-release.opt-level="z"'
 c3='--config profile.wasm-release.package.zstd-sys.opt-level=3'
 thin='-DHUF_FORCE_DECOMPRESS_X1=1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1'

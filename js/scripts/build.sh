@@ -7,7 +7,7 @@
 # feature `atria`, as a second module (atria_wasm_bg.wasm) so that the
 # core's does not grow; its size is printed, not budgeted (docs/atria.md).
 # Why libzstd, Rust at opt-level "z" and libzstd at 3 (Cargo.toml) and -O3:
-# docs/benchmarks.md, "Block decoding in wasm" and "Session 7".
+# docs/benchmarks.md, "Block decoding in wasm" and "Why Rust at opt-level "z"".
 #
 # Needs: rustup target wasm32-unknown-unknown, Debian clang and patch
 # (libzstd for wasm32, js/scripts/zstd-sys-wasm32.sh), wasm-bindgen-cli of
@@ -32,7 +32,7 @@ command -v patch >/dev/null || { echo "build.sh: patch is needed to patch libzst
 
 # libzstd's decoder in every module: one Huffman decoder (X1) and one
 # sequence decoder (the short one; the long one's prefetching buys nothing in
-# wasm). Smaller, and no slower on these blocks (docs/benchmarks.md, "Session 7").
+# wasm). Smaller, and no slower on these blocks (docs/benchmarks.md, "One Huffman and one sequence decoder").
 # Without its error strings, which the core's budget needs for the fast loop
 # below: src/format/codec.rs names libzstd's errors itself.
 export CFLAGS_wasm32_unknown_unknown="-DHUF_FORCE_DECOMPRESS_X1=1 -DZSTD_FORCE_DECOMPRESS_SEQUENCES_SHORT=1 -DZSTD_STRIP_ERROR_STRINGS=1"

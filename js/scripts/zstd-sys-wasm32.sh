@@ -11,7 +11,7 @@
 # on wasm32, although wasm has native 64-bit integers and the fast loop keeps
 # its bits in U64. The patch lets it run there; only the hand-over to the
 # 32-bit bit stream at each stream's end is new code (docs/benchmarks.md,
-# "Session 12": 1.25x on atlas-python's float blocks, same bytes).
+# "libzstd's fast Huffman loop on wasm32": 1.25x on atlas-python's float blocks, same bytes).
 zstd_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 zstd_patch="$zstd_root/js/scripts/libzstd-wasm32.patch"
 zstd_version="$(grep -A1 '^name = "zstd-sys"$' "$zstd_root/Cargo.lock" | sed -n 's/^version = "\(.*\)"/\1/p')"
@@ -41,7 +41,7 @@ patched_zstd=(--config "patch.crates-io.zstd-sys.path=\"$zstd_copy\"")
 # JavaScript calls none of them, and as exports they kept code alive that
 # nothing reaches, qsort's five sorts above all (for libzstd's dictionary
 # builder). Dropped first, wasm-opt's -O3 then removes that code: 9 KB gzip
-# off the core (docs/benchmarks.md, "Session 13").
+# off the core (docs/benchmarks.md, "zstd-sys's shim exports").
 drop_shim_exports=(--remove-exports "--pass-arg=remove-exports@rust_zstd_wasm_shim_*")
 
 zstd_lock_kept="$(mktemp)"

@@ -10,7 +10,7 @@
  * for each block (`src/wasm/decoder.rs`) and checks what comes back. A block
  * goes to the least busy ready worker; while none is ready, or with none
  * asked for, `decode` answers `undefined` and the core decodes the block in
- * place, with the same libzstd (docs/benchmarks.md, "Session 7": decoding on
+ * place, with the same libzstd (docs/benchmarks.md, "The decode module": decoding on
  * the calling thread in a module of its own cost a copy of every block each
  * way). Blocks queue on busy workers rather than run here: in a page the
  * calling thread is the one that draws.

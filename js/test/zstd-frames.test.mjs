@@ -22,7 +22,7 @@ const PACKAGE = dirname(createRequire(import.meta.url).resolve("atlas-wasm/packa
  * that reads past its start decodes garbage without an error in both
  * (these frames carry no checksum), and libzstd's 32-bit bit container
  * (wasm32's size_t) fills that garbage otherwise than the 64-bit one. The
- * length must still agree (docs/benchmarks.md, "Session 12").
+ * length must still agree (docs/benchmarks.md, "libzstd's fast Huffman loop on wasm32").
  */
 const WASM32_OTHER_BYTES = new Set(["skewed-700-flip41xff"]);
 

@@ -116,9 +116,9 @@ impl From<CodecArg> for Codec {
 
 /// `8MiB`, `512KiB`, `64kB`, `65536`.
 /// The block size that keeps one window read well inside a Cloudflare
-/// Worker's 10 ms of CPU on the free plan: decoding a 256 KiB block of floats
-/// takes about 0.8 ms in wasm, an 8 MiB one 27 ms (docs/benchmarks.md,
-/// "CPU per window read").
+/// Worker's 10 ms of CPU on the free plan: a window read in a 256 KiB block
+/// of floats costs under a millisecond in wasm, one in an 8 MiB block about
+/// 10-11 ms (docs/benchmarks.md, "CPU per window read").
 pub(crate) const WORKER_BLOCK_SIZE: usize = 256 * 1024;
 
 /// A block size: a size, or `worker` for [`WORKER_BLOCK_SIZE`].

@@ -1,7 +1,7 @@
 //! `decodeBlock`, the one export of the decode module
 //! (`atlas_decode_bg.wasm`, feature `decode-module`), which the npm
-//! package's decode pool runs on its workers and on the calling thread:
-//! libzstd and lz4 alone, built for speed rather than size
+//! package's decode pool runs on its workers (the calling thread decodes in
+//! the core): libzstd and lz4 alone, built for speed rather than size
 //! (docs/benchmarks.md, "The decode module").
 
 use std::cell::RefCell;

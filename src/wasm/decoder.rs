@@ -39,7 +39,7 @@ impl BlockDecoder for JsDecoder {
         // Decoded here: stored bytes (a copy, not worth a trip to a worker),
         // and a block with nothing loading beside it, which a worker would
         // only give two copies and, the first time, its cold code
-        // (docs/benchmarks.md, "Session 9").
+        // (docs/benchmarks.md, "The decode pool and `decodeWorkers`' default").
         let codec = match &block.codec {
             CodecId::Named(codec) if !block.alone => codec,
             _ => return Box::pin(ready(block.decompress())),
