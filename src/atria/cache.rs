@@ -390,22 +390,21 @@ impl Split {
     }
 
     fn bytes_of(&self, found: Found, index: u64, field: &str) -> Result<Vec<u8>> {
-        match found.bytes {
-            Some(bytes) => Ok(bytes),
-            None => Err(Error::BadPointer(format!(
+        let Some(bytes) = found.bytes else {
+            let names: Vec<String> = found.names.iter().map(|n| format!("'{n}'")).collect();
+            return Err(Error::BadPointer(format!(
                 "row {index} of split '{}', field '{field}': {} {}; no member named {} of that \
                  size is in the shard or the next one",
                 self.name,
                 found.check.pointer,
-                found.check.defect.map_or_else(String::new, |d| d.to_string()),
                 found
-                    .names
-                    .iter()
-                    .map(|n| format!("'{n}'"))
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            ))),
-        }
+                    .check
+                    .defect
+                    .map_or_else(String::new, |d| d.to_string()),
+                names.join(" or ")
+            )));
+        };
+        Ok(bytes)
     }
 
     /// What [`content`](Self::content) would find, without failing on a
