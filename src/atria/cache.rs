@@ -18,6 +18,7 @@
 //!     let image = split.content(0, "image").await?; // verified, recovered, or a data/ file
 //!     let check = split.check(0, "image").await?;
 //!     println!("{key}: {} bytes, ok {}, recovered {}", image.len(), check.ok, check.recovered);
+//!     println!("found as {:?}", check.naming); // Some(Content): {key}.image__content
 //! }
 //! let mut rows = split.rows();
 //! while let Some(row) = rows.next().await {

@@ -343,6 +343,41 @@ mod tests {
         }
     }
 
+    /// A shard of members of five bytes each, with their data offsets.
+    fn shard_of(names: &[&str]) -> (Vec<u8>, Vec<u64>) {
+        let (mut tar, mut offsets) = (Vec::new(), Vec::new());
+        for name in names {
+            tar.extend(header_block(name.as_bytes(), 5, b'0'));
+            offsets.push(tar.len() as u64);
+            tar.extend_from_slice(b"hello");
+            tar.resize(padded(tar.len() as u64) as usize, 0);
+        }
+        tar.resize(tar.len() + 1024, 0);
+        (tar, offsets)
+    }
+
+    #[test]
+    fn a_pointer_may_reach_any_of_the_names_and_recovery_tries_them_in_order() {
+        let names = ["k.image__content", "k.image"];
+        let (tar, at) = shard_of(&["k.image", "k.image__content", "k.ocr"]);
+        let (shards, _) = counted(tar);
+        let resolve = |offset: u64| {
+            let pointer = format!("s/0-0.tar?offset={offset}&length=5");
+            futures_executor::block_on(shards.resolve(&pointer, &names)).unwrap()
+        };
+        for (offset, ok, name) in [
+            (at[0], true, "k.image"),
+            (at[1], true, "k.image__content"),
+            // k.ocr is neither: recovered, the first name first.
+            (at[2], false, "k.image__content"),
+        ] {
+            let (bytes, check) = resolve(offset);
+            assert_eq!(bytes.as_deref(), Some(&b"hello"[..]));
+            assert_eq!((check.ok, check.recovered), (ok, !ok), "{offset}");
+            assert_eq!(check.member.unwrap().name, name);
+        }
+    }
+
     #[test]
     fn the_next_shard_keeps_worker_and_width() {
         assert_eq!(
