@@ -59,7 +59,9 @@ fn a_msgpack_cache_reads_every_record_through_one_api() {
             let content = block_on(split.content(i as u64, "image")).unwrap();
             assert_eq!(&content, image);
             let check = block_on(split.check(i as u64, "image")).unwrap();
-            assert!(check.ok && !check.recovered && check.member.is_none());
+            assert!(
+                check.ok && !check.recovered && check.member.is_none() && check.naming.is_none()
+            );
             let err = block_on(split.content(i as u64, "nothing")).unwrap_err();
             assert_eq!(err.code(), "NotFound");
             i += 1;

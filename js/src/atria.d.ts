@@ -81,6 +81,12 @@ export interface AtriaCheck {
   recovered: boolean;
   /** Where the bytes come from; null when neither verified nor recovered. */
   member: { shard: string; name: string; offset: number; size: number } | null;
+  /**
+   * The name a split's field was found under: `"content"` for
+   * `{key}.{field}__content` (Atria's writer), `"field"` for `{key}.{field}`.
+   * Null for inline bytes, `data/` files, and a member name given to `cache.check`.
+   */
+  naming: "content" | "field" | null;
 }
 
 export interface AtriaCallOptions {
@@ -120,7 +126,7 @@ export class AtriaCache {
   readonly splits: string[];
   split(name: string, options?: AtriaCallOptions): Promise<AtriaSplit>;
 
-  /** The bytes of TAR member `member` (`{key}.{field}`) behind `pointer`: verified, else recovered by name, else `BadPointer`. */
+  /** The bytes of TAR member `member` (e.g. `{key}.{field}__content`) behind `pointer`: verified, else recovered by name, else `BadPointer`. */
   content(pointer: string, member: string, options?: AtriaCallOptions): Promise<Uint8Array>;
   /** What resolving `pointer` to `member` finds, never `BadPointer`. */
   check(pointer: string, member: string, options?: AtriaCallOptions): Promise<AtriaCheck>;
@@ -139,7 +145,7 @@ export class AtriaSplit {
   readonly numRows: number;
   readonly columns: readonly AtriaColumn[];
   row(i: number, options?: AtriaCallOptions): Promise<AtriaRow>;
-  /** The bytes behind `{field}__file_path` (or `{field}__content`, or the record's own bytes). */
+  /** The bytes behind `{field}__file_path` (or `{field}__content`, or the record's own bytes); a TAR pointer's member is `{key}.{field}__content` or `{key}.{field}`. */
   content(i: number, field: string, options?: AtriaCallOptions): Promise<Uint8Array>;
   check(i: number, field: string, options?: AtriaCallOptions): Promise<AtriaCheck>;
   rows(options?: { start?: number; signal?: AbortSignal }): AsyncGenerator<AtriaRow, void, undefined>;

@@ -108,7 +108,7 @@ export class AtriaCache {
   }
 
   /**
-   * The bytes of TAR member `member` (`{key}.{field}`) behind `pointer`
+   * The bytes of TAR member `member` (e.g. `{key}.{field}__content`) behind `pointer`
    * (`shards/….tar?offset=O&length=L`), for pointers from elsewhere than a
    * split's rows: verified with one read, else recovered by name; else
    * `BadPointer`, saying what the pointer reaches.
@@ -118,7 +118,7 @@ export class AtriaCache {
     return cancellable(signal, (abort) => this.#handle.content(pointer, member, abort));
   }
 
-  /** `{pointer, ok, defect, recovered, member}` for `pointer` and `member`, never `BadPointer`. */
+  /** `{pointer, ok, defect, recovered, member, naming}` for `pointer` and `member` (`naming` null), never `BadPointer`. */
   async check(pointer, member, { signal } = {}) {
     expect(typeof pointer === "string" && typeof member === "string", "check(pointer, member) takes two strings");
     return cancellable(signal, (abort) => this.#handle.check(pointer, member, abort));
@@ -173,7 +173,11 @@ export class AtriaSplit {
     return cancellable(signal, (abort) => this.#handle.content(i, field, abort));
   }
 
-  /** `{pointer, ok, defect, recovered, member}`: what resolving `field` of row `i` found, never `BadPointer`. */
+  /**
+   * `{pointer, ok, defect, recovered, member, naming}`: what resolving `field`
+   * of row `i` found, never `BadPointer`. `naming` says which member name was
+   * found: `"content"` (`{key}.{field}__content`) or `"field"` (`{key}.{field}`).
+   */
   async check(i, field, { signal } = {}) {
     expect(typeof field === "string", `expected a field name, got ${typeof field}`);
     return cancellable(signal, (abort) => this.#handle.check(i, field, abort));

@@ -14,6 +14,8 @@ import {
   assertFields,
   assertPointers,
   assertUnrecoverable,
+  COUNTS,
+  inOrderOf,
   deltaFields,
   deltaRows,
   expectedAtria,
@@ -136,7 +138,7 @@ describe("a msgpack cache over HTTP", () => {
       assert.equal(hex(await split.content(i, "image")), want[i].image.$bin);
       assert.equal(gets().length, 1, `content of record ${i}: ${gets()}`);
       const check = await split.check(i, "image");
-      assert.deepEqual(check, { pointer: "", ok: true, defect: null, recovered: false, member: null });
+      assert.deepEqual(check, { pointer: "", ok: true, defect: null, recovered: false, member: null, naming: null });
     }
   });
 
@@ -195,7 +197,8 @@ describe("TAR pointers over HTTP", () => {
     it(`split ${name}: every pointer verified or recovered, byte for byte`, async () => {
       const rows = pointerRows(expected, name);
       const cache = await AtriaCache.open(base);
-      assertPointers(await resolvePointers(cache, rows), rows);
+      const counts = assertPointers(await resolvePointers(cache, rows), rows);
+      assert.deepEqual(inOrderOf(counts, COUNTS.pointers[name]), COUNTS.pointers[name]);
     });
   }
 
@@ -259,8 +262,8 @@ describe("a Delta Lake cache over HTTP", () => {
       const want = deltaRows(expected, name);
       assert.deepEqual([...rows].sort((a, b) => (a.__key__ < b.__key__ ? -1 : 1)), want);
       const wanted = deltaFields(expected, name, rows);
-      const counted = assertFields(await resolveFields(split, wanted), wanted);
-      assert.ok(counted.inline > 0 && counted.pointed > 0, JSON.stringify(counted));
+      const counts = assertFields(await resolveFields(split, wanted), wanted);
+      assert.deepEqual(inOrderOf(counts, COUNTS.fields[name]), COUNTS.fields[name]);
     });
   }
 

@@ -18,6 +18,7 @@
 //!     let image = split.content(0, "image").await?; // verified, recovered, or a data/ file
 //!     let check = split.check(0, "image").await?;
 //!     println!("{key}: {} bytes, ok {}, recovered {}", image.len(), check.ok, check.recovered);
+//!     println!("found as {:?}", check.naming); // Some(Content): {key}.image__content
 //! }
 //! let mut rows = split.rows();
 //! while let Some(row) = rows.next().await {
@@ -32,7 +33,7 @@ use crate::error::{Error, Result};
 
 use super::delta::{DeltaRows, DeltaTable};
 use super::msgpack::MsgpackSplit;
-use super::pointer::{Check, Defect, MemberRef};
+use super::pointer::{Check, Defect, MemberRef, Naming};
 use super::store::{check_relative, Store};
 use super::tar::TarShards;
 use super::value::Value;
@@ -41,7 +42,7 @@ use super::value::Value;
 const KNOWN_SPLITS: &[&str] = &["train", "validation", "val", "test"];
 
 /// The columns that name a row's sample, tried in order: TAR members are
-/// `{key}.{field}`.
+/// `{key}.{field}__content` or `{key}.{field}` ([`Naming`]).
 const KEY_COLUMNS: &[&str] = &["__key__", "key", "sample_id"];
 
 /// The sample key of a row: the first of its key columns that holds a string.
@@ -322,6 +323,8 @@ impl std::fmt::Debug for Split {
 struct Found {
     bytes: Option<Vec<u8>>,
     check: Check,
+    /// The member names looked for, for the error when nothing was found.
+    names: Vec<String>,
 }
 
 impl Split {
@@ -388,18 +391,21 @@ impl Split {
     }
 
     fn bytes_of(&self, found: Found, index: u64, field: &str) -> Result<Vec<u8>> {
-        match found.bytes {
-            Some(bytes) => Ok(bytes),
-            None => {
-                Err(Error::BadPointer(format!(
-                "row {index} of split '{}', field '{field}': {} {}; no member of that name and \
+        let Some(bytes) = found.bytes else {
+            let names: Vec<String> = found.names.iter().map(|n| format!("'{n}'")).collect();
+            return Err(Error::BadPointer(format!(
+                "row {index} of split '{}', field '{field}': {} {}; no member named {} of that \
                  size is in the shard or the next one",
                 self.name,
                 found.check.pointer,
-                found.check.defect.map_or_else(String::new, |d| d.to_string())
-            )))
-            }
-        }
+                found
+                    .check
+                    .defect
+                    .map_or_else(String::new, |d| d.to_string()),
+                names.join(" or ")
+            )));
+        };
+        Ok(bytes)
     }
 
     /// What [`content`](Self::content) would find, without failing on a
@@ -426,7 +432,9 @@ impl Split {
                 defect: None,
                 recovered: false,
                 member: None,
+                naming: None,
             },
+            names: Vec::new(),
         };
         let not_found = || {
             Error::NotFound(format!(
@@ -464,9 +472,22 @@ impl Split {
                         "row {index} has a pointer but no key column ({KEY_COLUMNS:?}) to name its member"
                     ))
                 })?;
-            let expected = format!("{key}.{field}");
-            let (bytes, check) = self.shards.resolve(&path, &expected).await?;
-            return Ok(Found { bytes, check });
+            // Atria's writer names members after the content column; other
+            // WebDataset writers after the field. Either is the member.
+            let names = Naming::ALL.map(|n| n.member(&key, field));
+            let (bytes, mut check) = self
+                .shards
+                .resolve(&path, &names.each_ref().map(String::as_str))
+                .await?;
+            check.naming = check.member.as_ref().and_then(|m| {
+                let at = names.iter().position(|n| *n == m.name)?;
+                Some(Naming::ALL[at])
+            });
+            return Ok(Found {
+                bytes,
+                check,
+                names: names.to_vec(),
+            });
         }
         self.data_file(&path).await
     }
@@ -491,6 +512,7 @@ impl Split {
             defect: None,
             recovered: false,
             member: None,
+            naming: None,
         };
         let (at, bytes) = match read(path.to_string()).await {
             Ok(found) => found,
@@ -518,6 +540,7 @@ impl Split {
         Ok(Found {
             bytes: Some(bytes),
             check,
+            names: Vec::new(),
         })
     }
 }

@@ -49,7 +49,7 @@ mod value;
 pub use cache::{sample_key, AtriaCache, Backend, Column, RowCursor, Split};
 pub use delta::{DeltaFile, DeltaRows, DeltaTable, Field};
 pub use msgpack::{MsgpackShard, MsgpackSplit, SplitRows};
-pub use pointer::{Check, Defect, MemberRef, Pointer};
+pub use pointer::{Check, Defect, MemberRef, Naming, Pointer};
 #[cfg(not(target_arch = "wasm32"))]
 pub use store::DirStore;
 pub use store::Store;

@@ -129,6 +129,38 @@ pub struct MemberRef {
     pub size: u64,
 }
 
+/// Which name a field's TAR member was found under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Naming {
+    /// `{key}.{field}__content`: Atria's writer names each member after its
+    /// row's content column. Tried first.
+    Content,
+    /// `{key}.{field}`, as other WebDataset writers name members.
+    Field,
+}
+
+impl Naming {
+    /// Both, in the order they are tried.
+    pub const ALL: [Naming; 2] = [Naming::Content, Naming::Field];
+
+    /// `"content"` or `"field"`, as the JS API says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Naming::Content => "content",
+            Naming::Field => "field",
+        }
+    }
+
+    /// The member name of `field` in sample `key` under this naming.
+    pub fn member(self, key: &str, field: &str) -> String {
+        match self {
+            Naming::Content => format!("{key}.{field}__content"),
+            Naming::Field => format!("{key}.{field}"),
+        }
+    }
+}
+
 /// What resolving a pointer found: `ok` when the pointer was right; else
 /// `defect` says why not, and `recovered` whether the member was found by
 /// name anyway (then `member` says where).
@@ -144,6 +176,9 @@ pub struct Check {
     pub recovered: bool,
     /// Where the bytes came from (absent when neither verified nor recovered).
     pub member: Option<MemberRef>,
+    /// The name a split's field was found under; absent for inline bytes,
+    /// `data/` files, and member names given by the caller.
+    pub naming: Option<Naming>,
 }
 
 #[cfg(test)]

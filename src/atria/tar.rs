@@ -51,7 +51,7 @@ impl TarShards {
     /// recovered.
     pub async fn read(&self, pointer: &str, expected: &str) -> Result<Vec<u8>> {
         let p = Pointer::parse(pointer)?;
-        match self.verify(&p, expected).await? {
+        match self.verify(&p, &[expected]).await? {
             Ok((bytes, _)) => Ok(bytes),
             Err(defect) => Err(Error::BadPointer(format!(
                 "{pointer} should reach member '{expected}' of {} bytes, but {defect}",
@@ -65,7 +65,7 @@ impl TarShards {
     /// after it (where Atria's writer put the member when it rotated shards).
     /// Neither is [`Error::BadPointer`].
     pub async fn content(&self, pointer: &str, expected: &str) -> Result<Content> {
-        let (bytes, check) = self.resolve(pointer, expected).await?;
+        let (bytes, check) = self.resolve(pointer, &[expected]).await?;
         match bytes {
             Some(bytes) => Ok(Content { bytes, check }),
             None => Err(Error::BadPointer(format!(
@@ -79,7 +79,7 @@ impl TarShards {
     /// What [`content`](Self::content) would find, without failing on a
     /// pointer that is neither verified nor recovered.
     pub async fn check(&self, pointer: &str, expected: &str) -> Result<Check> {
-        Ok(self.resolve(pointer, expected).await?.1)
+        Ok(self.resolve(pointer, &[expected]).await?.1)
     }
 
     /// The shard's members, from its headers: read on first use (in
@@ -115,10 +115,12 @@ impl TarShards {
     }
 
     /// The member's bytes when verified or recovered, and what was found.
+    /// The pointer may reach any of `names`; recovery tries them in order in
+    /// each shard (`check.member.name` says which was found).
     pub(crate) async fn resolve(
         &self,
         pointer: &str,
-        expected: &str,
+        names: &[&str],
     ) -> Result<(Option<Vec<u8>>, Check)> {
         let p = Pointer::parse(pointer)?;
         let mut check = Check {
@@ -127,8 +129,9 @@ impl TarShards {
             defect: None,
             recovered: false,
             member: None,
+            naming: None,
         };
-        match self.verify(&p, expected).await? {
+        match self.verify(&p, names).await? {
             Ok((bytes, member)) => {
                 check.ok = true;
                 check.member = Some(member);
@@ -145,7 +148,10 @@ impl TarShards {
                 Err(Error::NotFound(_)) => continue,
                 Err(e) => return Err(e),
             };
-            if let Some(m) = index.find(expected).filter(|m| m.size == p.length) {
+            let found = names
+                .iter()
+                .find_map(|n| index.find(n).filter(|m| m.size == p.length));
+            if let Some(m) = found {
                 let bytes = self.read_member(&shard, m.offset, m.size).await?;
                 check.recovered = true;
                 check.member = Some(MemberRef {
@@ -161,11 +167,11 @@ impl TarShards {
     }
 
     /// One read of `LOOKBEHIND` bytes before the data and the data itself;
-    /// the inner error is what the pointer reaches instead.
+    /// the inner error is what the pointer reaches instead of any of `names`.
     async fn verify(
         &self,
         p: &Pointer,
-        expected: &str,
+        names: &[&str],
     ) -> Result<std::result::Result<(Vec<u8>, MemberRef), Defect>> {
         if p.offset % BLOCK != 0 {
             return Ok(Err(Defect::Misaligned));
@@ -214,7 +220,7 @@ impl TarShards {
         let header_at = p.offset - BLOCK;
         let mut extended = extended_before(&window, start, header_at);
         let ustar_name = String::from_utf8_lossy(&header.name);
-        if extended.is_none() && start > 0 && ustar_name != expected {
+        if extended.is_none() && start > 0 && !names.contains(&ustar_name.as_ref()) {
             // A long name's PAX header may begin before the window.
             let far = header_at.saturating_sub(MAX_EXTENDED + BLOCK);
             let before = read_window(source.as_ref(), far, header_at).await?;
@@ -224,7 +230,7 @@ impl TarShards {
         let name = extended.path.unwrap_or(header.name);
         let name = String::from_utf8_lossy(&name).into_owned();
         let size = extended.size.unwrap_or(header.size);
-        if name != expected || size != p.length {
+        if !names.contains(&name.as_str()) || size != p.length {
             return Ok(Err(Defect::OtherMember { name, size }));
         }
         let data = window[(p.offset - start) as usize..].to_vec();
@@ -334,6 +340,41 @@ mod tests {
                 (bytes.as_slice(), log.requests()),
                 (&b"hello"[..], requests)
             );
+        }
+    }
+
+    /// A shard of members of five bytes each, with their data offsets.
+    fn shard_of(names: &[&str]) -> (Vec<u8>, Vec<u64>) {
+        let (mut tar, mut offsets) = (Vec::new(), Vec::new());
+        for name in names {
+            tar.extend(header_block(name.as_bytes(), 5, b'0'));
+            offsets.push(tar.len() as u64);
+            tar.extend_from_slice(b"hello");
+            tar.resize(padded(tar.len() as u64) as usize, 0);
+        }
+        tar.resize(tar.len() + 1024, 0);
+        (tar, offsets)
+    }
+
+    #[test]
+    fn a_pointer_may_reach_any_of_the_names_and_recovery_tries_them_in_order() {
+        let names = ["k.image__content", "k.image"];
+        let (tar, at) = shard_of(&["k.image", "k.image__content", "k.ocr"]);
+        let (shards, _) = counted(tar);
+        let resolve = |offset: u64| {
+            let pointer = format!("s/0-0.tar?offset={offset}&length=5");
+            futures_executor::block_on(shards.resolve(&pointer, &names)).unwrap()
+        };
+        for (offset, ok, name) in [
+            (at[0], true, "k.image"),
+            (at[1], true, "k.image__content"),
+            // k.ocr is neither: recovered, the first name first.
+            (at[2], false, "k.image__content"),
+        ] {
+            let (bytes, check) = resolve(offset);
+            assert_eq!(bytes.as_deref(), Some(&b"hello"[..]));
+            assert_eq!((check.ok, check.recovered), (ok, !ok), "{offset}");
+            assert_eq!(check.member.unwrap().name, name);
         }
     }
 

@@ -161,7 +161,7 @@ impl AtriaSplitHandle {
         )
     }
 
-    /// `{pointer, ok, defect, recovered, member}` for `field` in row `i`.
+    /// `{pointer, ok, defect, recovered, member, naming}` for `field` in row `i`.
     pub fn check(&self, i: f64, field: String, abort: Option<Promise>) -> Promise {
         let split = self.split.clone();
         spawn(

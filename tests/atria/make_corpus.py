@@ -24,7 +24,15 @@ three defects issue 12 names, one per rotation in turn:
   past-end        the previous shard, at an offset past its end
 
 Every row also carries the member it should have named (shard, name, data
-offset, size, sha256), found from tarfile's own bookkeeping after the write.
+offset, size, sha256), found from tarfile's own bookkeeping after the write,
+the member's naming, and the defect a reader must report for a wrong pointer
+(`reported`: what lies at the pointer, from the same bookkeeping).
+
+Member names: Atria's DeltalakeWriterWorker writes each binary field as the
+sample entry `{field}__content`, so its members are `{key}.{field}__content`
+(naming "content"); other WebDataset writers, and the bare TAR layout here,
+name them `{key}.{field}` (naming "field"). The DELTALAKE layout's train
+split has Atria's naming, its test split the other.
 """
 
 import hashlib
@@ -48,6 +56,9 @@ SAMPLES_PER_SHARD = 4
 # header before every member, as Atria's real shards have.
 MTIME = 1_700_000_000.25
 DEFECTS = ["stale-previous", "neighbour", "past-end"]
+# The member-name suffix of each naming.
+SUFFIX = {"content": "__content", "field": ""}
+DELTA_NAMING = {"train": "content", "test": "field"}
 
 
 def sha256(data):
@@ -76,8 +87,10 @@ def sample_fields(rng, key, i):
 class AtriaPointerWriter:
     """A ShardWriter plus the pointer bookkeeping of Atria's writer, bug included."""
 
-    def __init__(self, root, split, worker, rotation_counter):
+    def __init__(self, root, split, worker, rotation_counter, naming="field"):
         self.root = root
+        self.naming = naming
+        self.suffix = SUFFIX[naming]
         self.split = split
         self.worker = worker
         self.rotations = rotation_counter
@@ -98,7 +111,7 @@ class AtriaPointerWriter:
     def write(self, key, fields):
         before = self.writer.fname
         rotates = self.writer.count >= self.writer.maxcount
-        self.writer.write({"__key__": key, **fields})
+        self.writer.write({"__key__": key, **{f + self.suffix: v for f, v in fields.items()}})
         defect = DEFECTS[next(self.rotations) % len(DEFECTS)] if rotates else None
         self.written.append((key, sorted(fields), fields, before, self.writer.fname, defect))
 
@@ -106,17 +119,18 @@ class AtriaPointerWriter:
         """The pointer rows, once the shards are closed: tarfile reads back
         where each member's data landed, which is what Atria meant to record."""
         members = {}
-        for _, _, _, _, fname, _ in self.written:
-            if fname not in members:
-                with tarfile.open(fname) as tar:
-                    members[fname] = {ti.name: ti for ti in tar.getmembers()}
+        for _, _, _, before, fname, _ in self.written:
+            for f in (before, fname):
+                if self.relative(f) not in members:
+                    with tarfile.open(f) as tar:
+                        members[self.relative(f)] = {ti.name: ti for ti in tar.getmembers()}
         rows = []
         for key, names, fields, before, fname, defect in self.written:
             truth = [
                 {
                     "shard": self.relative(fname),
-                    "name": f"{key}.{ext}",
-                    "offset": members[fname][f"{key}.{ext}"].offset_data,
+                    "name": f"{key}.{ext}{self.suffix}",
+                    "offset": members[self.relative(fname)][f"{key}.{ext}{self.suffix}"].offset_data,
                     "size": len(fields[ext]),
                     "sha256": sha256(fields[ext]),
                 }
@@ -134,9 +148,12 @@ class AtriaPointerWriter:
                 rows.append(
                     {
                         "key": key,
-                        "field": member["name"][len(key) + 1:],
+                        "field": names[n],
                         "pointer": f"{path}?offset={offset}&length={member['size']}",
                         "defect": defect,
+                        "reported": reported(members, self.root, path, offset, member["size"])
+                        if defect else None,
+                        "naming": self.naming,
                         "expected": member,
                     }
                 )
@@ -144,6 +161,18 @@ class AtriaPointerWriter:
 
     def close(self):
         self.writer.close()
+
+
+def reported(members, root, path, offset, length):
+    """The defect a reader reports for a wrong pointer: PastEnd when the range
+    ends past the shard, OtherMember when a member's data starts at the
+    offset, else NoHeader (a PAX header, member data or the archive's end is
+    before it). Every offset here is a data offset, so block-aligned."""
+    if offset + length > os.path.getsize(os.path.join(root, path)):
+        return "PastEnd"
+    if any(ti.offset_data == offset for ti in members[path].values()):
+        return "OtherMember"
+    return "NoHeader"
 
 
 def counter():
@@ -331,7 +360,7 @@ def write_delta_split(root, split, rng, rotations):
     table = os.path.join(root, "delta", split)
     rows, truth = [], {}
     for worker in range(WORKERS):
-        writer = AtriaPointerWriter(root, split, worker, rotations)
+        writer = AtriaPointerWriter(root, split, worker, rotations, DELTA_NAMING[split])
         pdfs = {}
         for i in range(count):
             key = sample_key(split, worker, i)
@@ -355,10 +384,12 @@ def write_delta_split(root, split, rng, rotations):
             rows.append(delta_row(rng, split, key, worker * 1000 + i,
                                   {f: p["pointer"] for f, p in pointers[key].items()},
                                   pdf[0] if pdf else None))
-            truth[key] = {f: {"pointer": p["pointer"], "defect": p["defect"], "expected": p["expected"]}
+            truth[key] = {f: {k: p[k] for k in ("pointer", "defect", "reported", "naming", "expected")}
                           for f, p in pointers[key].items()}
             if pdf:
-                truth[key]["document"] = {"pointer": pdf[0], "defect": None if pdf[0] == pdf[1] else "split-missing",
+                missing = pdf[0] != pdf[1]
+                truth[key]["document"] = {"pointer": pdf[0], "defect": "split-missing" if missing else None,
+                                          "reported": "SplitMissing" if missing else None, "naming": None,
                                           "expected": {"shard": pdf[1], "name": pdf[1].rsplit("/", 1)[1],
                                                        "offset": 0, "size": len(pdf[2]), "sha256": sha256(pdf[2])}}
     # Drafts: rows written, then deleted, so the log has removes (and, where a

@@ -72,6 +72,7 @@ export async function atria(bucket: R2BucketLike, listing: R2ListingBucketLike, 
   expectType<boolean>()(check.ok);
   expectType<boolean>()(check.recovered);
   expectType<AtriaDefect | null>()(check.defect);
+  expectType<"content" | "field" | null>()(check.naming);
   if (check.defect?.kind === "OtherMember") {
     expectType<string>()(check.defect.name);
     expectType<number>()(check.defect.size);

@@ -56,8 +56,9 @@ pub(crate) fn columns<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Ve
         .collect()
 }
 
-/// `{pointer, ok, defect, recovered, member}`; `defect` is null or
-/// `{kind, message, …what was found}`, `member` null or `{shard, name, offset, size}`.
+/// `{pointer, ok, defect, recovered, member, naming}`; `defect` is null or
+/// `{kind, message, …what was found}`, `member` null or `{shard, name, offset, size}`,
+/// `naming` null, `"content"` or `"field"`.
 pub(crate) fn check(check: Check) -> JsValue {
     object(&[
         ("pointer", check.pointer.into()),
@@ -65,6 +66,10 @@ pub(crate) fn check(check: Check) -> JsValue {
         ("defect", check.defect.map_or(JsValue::NULL, defect)),
         ("recovered", check.recovered.into()),
         ("member", check.member.map_or(JsValue::NULL, member)),
+        (
+            "naming",
+            check.naming.map_or(JsValue::NULL, |n| n.as_str().into()),
+        ),
     ])
 }
 
