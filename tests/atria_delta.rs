@@ -10,8 +10,9 @@ mod corpus;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use atlas_wasm::atria::{AtriaCache, Defect, DeltaTable, DirStore};
+use atlas_wasm::atria::{AtriaCache, Defect, DeltaRows, DeltaTable, DirStore};
 use corpus::{block_on, canonical, corpus, delta_config, expected, CountingStore};
 use serde_json::Value as Json;
 
@@ -324,6 +325,25 @@ fn every_row_equals_what_delta_rs_reads() {
             assert!(rows.iter().any(|r| r["bbox"] == serde_json::json!([])));
         }
     }
+}
+
+#[test]
+fn partition_values_are_typed_as_delta_rs_reads_them() {
+    let Some(dir) = corpus() else { return };
+    let store = DirStore::new(dir);
+    let table = block_on(DeltaTable::open(&store, "partitioned")).unwrap();
+    assert_eq!(table.partition_columns().len(), 14);
+    let rows = block_on(DeltaRows::new(table, Arc::new(store))).unwrap();
+    let mut read: Vec<Json> = (0..rows.num_rows())
+        .map(|i| canonical(&block_on(rows.row(i)).unwrap()))
+        .collect();
+    read.sort_by_key(|r| r["n"].as_i64().unwrap());
+    // Dates as days, timestamps as microseconds, decimals unscaled, an
+    // empty string and missing values as null.
+    assert_eq!(
+        &read,
+        expected(dir)["partitioned"]["rows"].as_array().unwrap()
+    );
 }
 
 /// The kind a defect is reported as, as expected.json's `reported` names it.

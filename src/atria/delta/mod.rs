@@ -4,6 +4,7 @@
 
 mod data;
 mod log;
+mod partition;
 mod protocol;
 mod rows;
 mod schema;

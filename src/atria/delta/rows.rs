@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use super::super::store::Store;
 use super::super::value::Value;
 use super::data::DataFile;
-use super::schema::partition_value;
+use super::partition;
 use super::DeltaTable;
 
 /// The rows of a table, addressed by a global index (the files in log
@@ -106,7 +106,7 @@ impl DeltaRows {
                 group.len()
             ))
         })?;
-        Ok(self.assemble(row, f))
+        self.assemble(row, f)
     }
 
     async fn group(&self, f: usize, g: usize, open: &OpenFile) -> Result<Arc<Vec<Value>>> {
@@ -137,7 +137,7 @@ impl DeltaRows {
 
     /// The schema's columns in order: from the file's row, or the file's
     /// partition values, or null where the file predates the column.
-    fn assemble(&self, row: &Value, f: usize) -> Value {
+    fn assemble(&self, row: &Value, f: usize) -> Result<Value> {
         let file = &self.table.files()[f];
         let entries = self
             .table
@@ -150,14 +150,19 @@ impl DeltaRows {
                         .iter()
                         .find(|(k, _)| *k == field.name)
                         .and_then(|(_, v)| v.as_deref());
-                    partition_value(text, &field.data_type)
+                    partition::typed(text, &field.data_type).map_err(|why| {
+                        Error::Corrupt(format!(
+                            "{}: partition value of {}: {why}",
+                            file.path, field.name
+                        ))
+                    })?
                 } else {
                     row.get(&field.name).cloned().unwrap_or(Value::Nil)
                 };
-                (Value::Str(field.name.clone()), value)
+                Ok((Value::Str(field.name.clone()), value))
             })
-            .collect();
-        Value::Map(entries)
+            .collect::<Result<_>>()?;
+        Ok(Value::Map(entries))
     }
 }
 

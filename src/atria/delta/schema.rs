@@ -1,5 +1,5 @@
 //! A Delta table's schema (`metaData.schemaString`): its top-level fields,
-//! their types as Delta names them, and partition values typed by them.
+//! their types as Delta names them.
 
 use crate::error::{Error, Result};
 
@@ -74,20 +74,6 @@ fn type_name(t: &Value) -> Option<String> {
     }
 }
 
-/// A partition value (a string in the log, or null) as the column's type.
-pub(crate) fn partition_value(text: Option<&str>, data_type: &str) -> Value {
-    let Some(text) = text else {
-        return Value::Nil;
-    };
-    let parsed = match data_type {
-        "byte" | "short" | "integer" | "long" => text.parse().ok().map(Value::Int),
-        "float" | "double" => text.parse().ok().map(Value::Float),
-        "boolean" => text.parse().ok().map(Value::Bool),
-        _ => None,
-    };
-    parsed.unwrap_or_else(|| Value::Str(text.to_string()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,8 +99,5 @@ mod tests {
                 ("c", "map<string, struct<x: boolean>>", true)
             ]
         );
-        assert_eq!(partition_value(Some("7"), "long"), Value::Int(7));
-        assert_eq!(partition_value(None, "long"), Value::Nil);
-        assert_eq!(partition_value(Some("x"), "string"), Value::Str("x".into()));
     }
 }
