@@ -346,6 +346,31 @@ fn partition_values_are_typed_as_delta_rs_reads_them() {
     );
 }
 
+#[test]
+fn column_mapped_tables_read_by_physical_names_under_logical_ones() {
+    let Some(dir) = corpus() else { return };
+    for (split, mode) in [("train", "name"), ("test", "id")] {
+        let want = &expected(dir)["column_mapping"][split];
+        assert_eq!(want["mode"], mode);
+        let store = DirStore::new(dir.join("mapped"));
+        let table = block_on(DeltaTable::open(&store, &format!("delta/{split}"))).unwrap();
+        // Renamed after the first write, a column added after the checkpoint.
+        let names: Vec<&str> = table.fields().iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(names, ["a", "bee", "s", "l", "part", "late"], "{mode}");
+        assert!(table
+            .fields()
+            .iter()
+            .all(|f| f.physical_name.starts_with("col-")));
+        assert_eq!(table.partition_columns(), ["part"]);
+        let rows = block_on(DeltaRows::new(table, Arc::new(store))).unwrap();
+        let mut read: Vec<Json> = (0..rows.num_rows())
+            .map(|i| canonical(&block_on(rows.row(i)).unwrap()))
+            .collect();
+        read.sort_by_key(|r| r["a"].as_i64().unwrap());
+        assert_eq!(&read, want["rows"].as_array().unwrap(), "{mode}");
+    }
+}
+
 /// The kind a defect is reported as, as expected.json's `reported` names it.
 fn kind(defect: &Defect) -> &'static str {
     match defect {

@@ -267,6 +267,22 @@ describe("a Delta Lake cache over HTTP", () => {
     });
   }
 
+  it("column-mapped splits (modes name and id, columns renamed and added): rows by logical names", async () => {
+    const cache = await AtriaCache.open(`${server.url}/mapped/`);
+    assert.deepEqual(cache.splits, Object.keys(expected.column_mapping));
+    for (const [name, want] of Object.entries(expected.column_mapping)) {
+      const split = await cache.split(name);
+      assert.deepEqual(
+        split.columns.map((c) => c.name),
+        Object.keys(want.rows[0]),
+        want.mode,
+      );
+      const rows = [];
+      for await (const row of split.rows()) rows.push(canonical(row));
+      assert.deepEqual(rows.sort((a, b) => a.a - b.a), want.rows, want.mode);
+    }
+  });
+
   it("a table with a checkpoint opens without reading any data file", async () => {
     const name = splits.find((s) => expected.delta[s].checkpoint !== null);
     const cache = await AtriaCache.open(deltaBase());

@@ -12,6 +12,10 @@ TAR shards and a JSON pointer table; "docs_delta", the DELTALAKE layout):
   docs_delta/delta/{split}/                          the Delta Lake table (deltalake)
   docs_delta/shards/{split}/...tar                   its TAR shards (as above)
   docs_delta/data/{split}/...pdf                     its copied PDFs
+  partitioned/                                       a Delta table partitioned by
+                                                     a column of each type
+  mapped/delta/{train,test}/                         column-mapped Delta tables
+                                                     (modes name and id), renamed
   expected.json                                      what a reader must return
 
 In docs, a JSON pointer table stands in for the Delta table, with the truth.
@@ -48,7 +52,7 @@ import datadings.writer
 import numpy as np
 import pyarrow as pa
 import webdataset as wds
-from deltalake import DeltaTable, write_deltalake
+from deltalake import DeltaTable, QueryBuilder, write_deltalake
 
 CONFIG = "docs"
 SPLITS = {"train": 22, "test": 9}  # samples per worker
@@ -505,6 +509,86 @@ def write_partitioned_table(out):
     return {"rows": [{f.name: partition_oracle(r[f.name], f.type) for f in PARTITION_SCHEMA} for r in read]}
 
 
+# A cache whose two splits are column-mapped Delta tables, one per mode.
+MAPPED_SPLITS = {"train": "name", "test": "id"}
+
+
+def mapped_schema(bee, why, zed, part, late=False):
+    """The column-mapped table's schema under its logical names of the time."""
+    fields = [("a", pa.int64()), (bee, pa.string()),
+              ("s", pa.struct([("x", pa.int32()), (why, pa.string())])),
+              ("l", pa.list_(pa.struct([(zed, pa.int32())]))), (part, pa.string())]
+    return pa.schema(fields + ([("late", pa.float64())] if late else []))
+
+
+def commit_metadata(table, change):
+    """Commits the table's latest metaData action as `change(metadata,
+    schema)` leaves it: how Spark renames and adds columns under column
+    mapping, which deltalake 1.6.6 cannot (its add_columns refuses mapped
+    tables)."""
+    log = os.path.join(table, "_delta_log")
+    metadata = None
+    for name in sorted(n for n in os.listdir(log) if n.endswith(".json")):
+        with open(os.path.join(log, name)) as f:
+            for line in f:
+                metadata = json.loads(line).get("metaData", metadata)
+    schema = json.loads(metadata["schemaString"])
+    change(metadata, schema)
+    metadata["schemaString"] = json.dumps(schema)
+    version = DeltaTable(table).version() + 1
+    with open(os.path.join(log, f"{version:020}.json"), "x") as f:
+        f.write(json.dumps({"metaData": metadata}) + "\n")
+
+
+def rename_fields(renames):
+    def change(metadata, schema):
+        def walk(t):
+            if isinstance(t, dict) and t.get("type") == "struct":
+                for f in t["fields"]:
+                    f["name"] = renames.get(f["name"], f["name"])
+                    walk(f["type"])
+            elif isinstance(t, dict) and t.get("type") == "array":
+                walk(t["elementType"])
+        walk(schema)
+        metadata["partitionColumns"] = [renames.get(c, c) for c in metadata["partitionColumns"]]
+    return change
+
+
+def add_late_column(metadata, schema):
+    configuration = metadata["configuration"]
+    column = int(configuration["delta.columnMapping.maxColumnId"]) + 1
+    configuration["delta.columnMapping.maxColumnId"] = str(column)
+    schema["fields"].append({"name": "late", "type": "double", "nullable": True, "metadata": {
+        "delta.columnMapping.id": column,
+        "delta.columnMapping.physicalName": f"col-late-{column}"}})
+
+
+def write_column_mapped_table(out, mode):
+    """A Delta table in column mapping mode `mode` (deltalake names its
+    parquet columns and partition values physically, col-<uuid>) whose
+    columns are renamed after the first write (a top-level column with a
+    space, a struct's field, a list's struct field, the partition column),
+    appended to, checkpointed, given a new column and appended to again.
+    The oracle is delta-rs's own query engine: in deltalake 1.6.6
+    to_pyarrow_table() reads every data column of a mapped table as null."""
+    def row(i, bee, why, zed, part, **more):
+        return {"a": i, bee: f"v{i}", "s": None if i == 1 else {"x": i, why: f"w{i}" if i != 3 else None},
+                "l": [{zed: i}, {zed: None}] if i % 2 else [], part: ["one", "two", "three"][i % 3], **more}
+    first = ("b b", "y", "z", "p")
+    write_deltalake(out, pa.Table.from_pylist([row(i, *first) for i in range(3)], schema=mapped_schema(*first)),
+                    partition_by=["p"], configuration={"delta.columnMapping.mode": mode})
+    commit_metadata(out, rename_fields({"b b": "bee", "y": "why", "z": "zed", "p": "part"}))
+    later = ("bee", "why", "zed", "part")
+    write_deltalake(out, pa.Table.from_pylist([row(i, *later) for i in range(3, 5)], schema=mapped_schema(*later)),
+                    mode="append")
+    DeltaTable(out).create_checkpoint()
+    commit_metadata(out, add_late_column)
+    write_deltalake(out, pa.Table.from_pylist([row(5, *later, late=0.5)], schema=mapped_schema(*later, late=True)),
+                    mode="append")
+    read = pa.table(QueryBuilder().register("t", DeltaTable(out)).execute("select * from t").read_all())
+    return {"mode": mode, "rows": [canonical(r) for r in sorted(read.to_pylist(), key=lambda r: r["a"])]}
+
+
 def main():
     out = sys.argv[1]
     root = os.path.join(out, CONFIG)
@@ -516,6 +600,8 @@ def main():
         "delta_config": DELTA_CONFIG,
         "delta": write_delta_layout(os.path.join(out, DELTA_CONFIG), counter()),
         "partitioned": write_partitioned_table(os.path.join(out, "partitioned")),
+        "column_mapping": {split: write_column_mapped_table(os.path.join(out, "mapped", "delta", split), mode)
+                           for split, mode in MAPPED_SPLITS.items()},
     }
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump(expected, f, ensure_ascii=False, indent=1)

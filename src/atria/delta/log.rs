@@ -360,14 +360,15 @@ fn finish(state: State, dir: &str, version: u64) -> Result<DeltaTable> {
             .collect(),
         _ => Vec::new(),
     };
-    protocol::check(&protocol_action, &configuration, &what)?;
+    protocol::check(&protocol_action, &what)?;
     let schema_text = string(&metadata, "schemaString", &what)?;
     let schema_json = json::parse(
         schema_text,
         &mut Budget::new(schema_text.len() as u64 * 64 + 4096),
         &what,
     )?;
-    let fields: Vec<Field> = schema::fields(&schema_json, &what)?;
+    let mapped = protocol::column_mapping(&configuration, &what)?;
+    let fields: Vec<Field> = schema::fields(&schema_json, mapped, &what)?;
     let partition_columns = match metadata.get("partitionColumns") {
         Some(Value::List(items)) => items
             .iter()

@@ -1,7 +1,8 @@
 //! Which Delta reader protocols this reader honours.
 //!
 //! Reader versions 1 and 2 (2 allows column mapping, which a table only uses
-//! when `delta.columnMapping.mode` says so). Version 3 lists its
+//! when `delta.columnMapping.mode` says so: `name` and `id` are read by
+//! physical names). Version 3 lists its
 //! `readerFeatures`; those that change nothing for a reader of plain rows
 //! are honoured, any other is refused by name rather than read wrong.
 
@@ -10,17 +11,21 @@ use crate::error::{Error, Result};
 use super::super::value::Value;
 
 /// Reader features whose tables this reader reads correctly: `timestampNtz`
-/// is a column type (the parquet reader's business), and
-/// `vacuumProtocolCheck` only binds writers and vacuum.
-const HONOURED: &[&str] = &["timestampNtz", "vacuumProtocolCheck", "columnMapping"];
+/// is a column type (the parquet reader's business), `vacuumProtocolCheck`
+/// only binds writers and vacuum, `columnMapping` is read by physical names
+/// (schema.rs).
+const HONOURED: &[&str] = &[
+    "timestampNtz",
+    "vacuumProtocolCheck",
+    "columnMapping",
+    // Honoured by refusing a column of type variant (schema.rs): a table
+    // without one reads as any other.
+    "variantType",
+];
 
-/// Refuses the table when its `protocol` action or its configuration asks
-/// for what this reader cannot honour.
-pub(crate) fn check(
-    protocol: &Value,
-    configuration: &[(String, String)],
-    what: &str,
-) -> Result<()> {
+/// Refuses the table when its `protocol` action asks for what this reader
+/// cannot honour.
+pub(crate) fn check(protocol: &Value, what: &str) -> Result<()> {
     let refuse = |why: String| Error::UnsupportedProtocol(format!("{what}: {why}"));
     let version = match protocol.get("minReaderVersion") {
         Some(Value::Int(v)) => *v,
@@ -61,17 +66,24 @@ pub(crate) fn check(
     }
     // Column mapping renames the parquet columns: only its "none" mode reads
     // as plain names.
-    if let Some((_, mode)) = configuration
+    Ok(())
+}
+
+/// Whether the table maps columns to physical names (`delta.columnMapping.mode`
+/// `name` or `id`; both are read by physical name, the names delta-rs and
+/// Spark write data files with).
+pub(crate) fn column_mapping(configuration: &[(String, String)], what: &str) -> Result<bool> {
+    match configuration
         .iter()
         .find(|(k, _)| k == "delta.columnMapping.mode")
+        .map(|(_, mode)| mode.as_str())
     {
-        if mode != "none" {
-            return Err(refuse(format!(
-                "reader feature 'columnMapping' in mode '{mode}' is not supported"
-            )));
-        }
+        None | Some("none") => Ok(false),
+        Some("name" | "id") => Ok(true),
+        Some(mode) => Err(Error::UnsupportedProtocol(format!(
+            "{what}: column mapping mode '{mode}' is not supported (none, name and id are)"
+        ))),
     }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -90,8 +102,8 @@ mod tests {
 
     #[test]
     fn unknown_features_are_refused_by_name() {
-        check(&protocol(1, &[]), &[], "t").unwrap();
-        check(&protocol(3, &["timestampNtz"]), &[], "t").unwrap();
+        check(&protocol(1, &[]), "t").unwrap();
+        check(&protocol(3, &["timestampNtz"]), "t").unwrap();
         for (p, feature) in [
             (
                 protocol(3, &["timestampNtz", "deletionVectors"]),
@@ -100,12 +112,17 @@ mod tests {
             (protocol(3, &["v2Checkpoint"]), "v2Checkpoint"),
             (protocol(4, &[]), "version 4"),
         ] {
-            let e = check(&p, &[], "t").unwrap_err();
+            let e = check(&p, "t").unwrap_err();
             assert_eq!(e.code(), "UnsupportedProtocol");
             assert!(e.to_string().contains(feature), "{e}");
         }
-        let mapped = [("delta.columnMapping.mode".to_string(), "name".to_string())];
-        let e = check(&protocol(2, &[]), &mapped, "t").unwrap_err();
-        assert!(e.to_string().contains("columnMapping"), "{e}");
+        for mode in ["none", "name", "id"] {
+            let mapped = [("delta.columnMapping.mode".to_string(), mode.to_string())];
+            check(&protocol(3, &["columnMapping", "variantType"]), "t").unwrap();
+            assert_eq!(column_mapping(&mapped, "t").unwrap(), mode != "none");
+        }
+        let odd = [("delta.columnMapping.mode".to_string(), "fancy".to_string())];
+        let e = column_mapping(&odd, "t").unwrap_err();
+        assert!(e.to_string().contains("'fancy'"), "{e}");
     }
 }

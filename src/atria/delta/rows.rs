@@ -144,11 +144,12 @@ impl DeltaRows {
             .fields()
             .iter()
             .map(|field| {
+                // Partition values and data files name columns physically.
                 let value = if self.table.partition_columns().contains(&field.name) {
                     let text = file
                         .partition_values
                         .iter()
-                        .find(|(k, _)| *k == field.name)
+                        .find(|(k, _)| *k == field.physical_name)
                         .and_then(|(_, v)| v.as_deref());
                     partition::typed(text, &field.data_type).map_err(|why| {
                         Error::Corrupt(format!(
@@ -157,7 +158,10 @@ impl DeltaRows {
                         ))
                     })?
                 } else {
-                    row.get(&field.name).cloned().unwrap_or(Value::Nil)
+                    match row.get(&field.physical_name) {
+                        Some(value) => field.nested.apply(value.clone()),
+                        None => Value::Nil,
+                    }
                 };
                 Ok((Value::Str(field.name.clone()), value))
             })
