@@ -57,7 +57,11 @@ impl Schema {
             rep: 0,
             leaves: 0..0,
         };
-        node.children = children(elements, &mut at, root, 0, 0, "", 1, &mut leaves)?;
+        // A file of no columns (pyarrow writes `pa.table({})` so) has a root
+        // without children; any other group needs some.
+        if root.num_children != 0 || elements.len() > 1 {
+            node.children = children(elements, &mut at, root, 0, 0, "", 1, &mut leaves)?;
+        }
         if at != elements.len() {
             return Err(corrupt(format!(
                 "the schema tree uses {at} of {} elements",
