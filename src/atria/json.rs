@@ -172,9 +172,12 @@ impl Parser<'_, '_> {
                 return Ok(Value::UInt(u));
             }
         }
-        text.parse::<f64>()
-            .map(Value::Float)
-            .map_err(|_| self.fail("a malformed number"))
+        // Rust parses an out-of-range exponent (1e400) as infinity, which
+        // JSON has no way to say: refused, as serde_json refuses it.
+        match text.parse::<f64>() {
+            Ok(f) if f.is_finite() => Ok(Value::Float(f)),
+            _ => Err(self.fail("a number out of range")),
+        }
     }
 
     fn string(&mut self) -> Result<String> {
@@ -220,8 +223,7 @@ impl Parser<'_, '_> {
         let digits = self
             .bytes
             .get(self.at..self.at + 4)
-            .and_then(|d| std::str::from_utf8(d).ok())
-            .and_then(|d| u32::from_str_radix(d, 16).ok())
+            .and_then(hex_digits)
             .ok_or_else(|| self.fail("a malformed \\u escape"))?;
         self.at += 4;
         Ok(digits)
@@ -243,6 +245,18 @@ impl Parser<'_, '_> {
         };
         char::from_u32(code).ok_or_else(|| self.fail("a lone low surrogate"))
     }
+}
+
+/// The value of `digits`, hexadecimal digits and nothing else: not the
+/// leading `+` that `from_str_radix` accepts (`\u+041`, `%+1`).
+pub(crate) fn hex_digits(digits: &[u8]) -> Option<u32> {
+    if digits.is_empty() || digits.len() > 8 {
+        return None;
+    }
+    digits.iter().try_fold(0u32, |n, &d| {
+        let v = (d as char).to_digit(16)?;
+        Some(n << 4 | v)
+    })
 }
 
 #[cfg(test)]
@@ -293,6 +307,11 @@ mod tests {
             "nul",
             "{} {}",
             "{1: 2}",
+            "\"\\u+041\"",
+            "\"\\u-041\"",
+            "1e400",
+            "-1e400",
+            "[1E+999]",
             &"[".repeat(200),
         ] {
             assert_eq!(json(bad).unwrap_err().code(), "Corrupt", "{bad:?}");
@@ -303,6 +322,102 @@ mod tests {
                 .unwrap_err()
                 .code(),
             "TooLarge"
+        );
+    }
+
+    /// Ours as serde_json's value: a map's later duplicate key wins, as
+    /// there.
+    fn as_serde(v: &Value) -> serde_json::Value {
+        match v {
+            Value::Nil => serde_json::Value::Null,
+            Value::Bool(b) => (*b).into(),
+            Value::Int(i) => (*i).into(),
+            Value::UInt(u) => (*u).into(),
+            Value::Float(f) => (*f).into(),
+            Value::Str(s) => s.clone().into(),
+            Value::List(items) => items.iter().map(as_serde).collect(),
+            Value::Map(entries) => {
+                let mut map = serde_json::Map::new();
+                for (k, v) in entries {
+                    let Value::Str(k) = k else {
+                        panic!("a key {k:?}")
+                    };
+                    map.insert(k.clone(), as_serde(v));
+                }
+                map.into()
+            }
+            other => panic!("JSON gave {other:?}"),
+        }
+    }
+
+    /// Numbers equal as the integer or float they are (serde_json reads
+    /// `-0` as a float, we as an integer).
+    fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+        use serde_json::Value as J;
+        match (a, b) {
+            (J::Number(x), J::Number(y)) => {
+                match (x.as_i64(), y.as_i64(), x.as_u64(), y.as_u64()) {
+                    (Some(x), Some(y), _, _) => x == y,
+                    (_, _, Some(x), Some(y)) => x == y,
+                    _ => x.as_f64() == y.as_f64(),
+                }
+            }
+            (J::Array(x), J::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+            }
+            (J::Object(x), J::Object(y)) => {
+                x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+            }
+            _ => a == b,
+        }
+    }
+
+    /// Every line of a delta-rs log (commitInfo, protocol, metaData with and
+    /// without column mapping, add, remove), with each of these inserted at
+    /// every position and every byte removed in turn: we accept exactly what
+    /// serde_json accepts, and read the same value.
+    #[test]
+    fn mutated_delta_rs_lines_parse_as_serde_json_parses_them() {
+        const INSERTS: &[&str] = &[
+            "+", "-", "e400", "\\u+041", "\\u00e9", "\\ud800", "\\", "\"", "0", ".", " ", "}", ",",
+            "1e-400",
+        ];
+        let log = include_str!("../../tests/atria/delta-rs-log.jsonl");
+        let (mut accepted, mut refused) = (0, 0);
+        for line in log.lines() {
+            let mut mutants = Vec::new();
+            for at in (0..=line.len()).filter(|&i| line.is_char_boundary(i)) {
+                for insert in INSERTS {
+                    mutants.push(format!("{}{insert}{}", &line[..at], &line[at..]));
+                }
+                if let Some(c) = line[at..].chars().next() {
+                    mutants.push(format!("{}{}", &line[..at], &line[at + c.len_utf8()..]));
+                }
+            }
+            for text in &mutants {
+                let ours = json(text);
+                let theirs = serde_json::from_str::<serde_json::Value>(text);
+                match (&ours, &theirs) {
+                    (Ok(v), Ok(w)) => {
+                        assert!(same(&as_serde(v), w), "{text}");
+                        accepted += 1;
+                    }
+                    (Err(e), Err(_)) => {
+                        assert_eq!(e.code(), "Corrupt", "{text}");
+                        refused += 1;
+                    }
+                    _ => panic!(
+                        "we say {:?}, serde_json {:?}: {text}",
+                        ours.map(|_| ()),
+                        theirs.map(|_| ())
+                    ),
+                }
+            }
+        }
+        // Both kinds of mutant occur in numbers.
+        assert!(
+            accepted > 10_000 && refused > 10_000,
+            "{accepted} {refused}"
         );
     }
 }

@@ -120,6 +120,10 @@ fn octal(field: &[u8]) -> Option<u64> {
     if text.is_empty() {
         return Some(0);
     }
+    // Digits only: from_str_radix would also take a leading '+'.
+    if !text.bytes().all(|b| (b'0'..=b'7').contains(&b)) {
+        return None;
+    }
     u64::from_str_radix(text, 8).ok()
 }
 
@@ -266,6 +270,15 @@ pub(crate) mod tests {
         ] {
             let err = parse_pax(bad, &mut Extended::default()).unwrap_err();
             assert_eq!(err.code(), "Corrupt", "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn octal_fields_are_digits_only() {
+        assert_eq!(octal(b" 0001234\0"), Some(0o1234));
+        assert_eq!(octal(b"        "), Some(0));
+        for bad in [&b"+0001234\0"[..], b"-1", b"0008", b"12 34"] {
+            assert_eq!(octal(bad), None, "{bad:?}");
         }
     }
 

@@ -323,8 +323,8 @@ fn relative_path(uri: &str, what: &str) -> Result<String> {
         if bytes[i] == b'%' {
             let hex = bytes
                 .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .and_then(crate::atria::json::hex_digits)
+                .map(|h| h as u8)
                 .ok_or_else(|| {
                     Error::Corrupt(format!("{what}: '{uri}' has a malformed %-escape"))
                 })?;
@@ -436,7 +436,13 @@ mod tests {
             relative_path("x=a%20b/part-0.parquet", "t").unwrap(),
             "x=a b/part-0.parquet"
         );
-        for bad in ["s3://b/part.parquet", "/abs/part.parquet", "a%2", "a%zz"] {
+        for bad in [
+            "s3://b/part.parquet",
+            "/abs/part.parquet",
+            "a%2",
+            "a%zz",
+            "a%+1",
+        ] {
             assert!(relative_path(bad, "t").is_err(), "{bad}");
         }
     }
