@@ -339,6 +339,14 @@ def main():
         name_levels_bit_packed(path)
         if not name.startswith("unsupported"):
             expected[name] = dump(path)
+    # Codec LZ4 (5) as other writers wrote it, from apache/parquet-testing
+    # (tests/atria/parquet-testing/README.md): Hadoop's framing, one frame
+    # and many, and a bare LZ4 block under the same codec.
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in ["hadoop_lz4_compressed", "hadoop_lz4_compressed_larger", "non_hadoop_lz4_compressed"]:
+        path = os.path.join(out, f"lz4_{name}.parquet")
+        shutil.copy(os.path.join(here, "parquet-testing", f"{name}.parquet"), path)
+        expected[f"lz4_{name}"] = dump(path)
     write_delta(out)
     for name in ["delta_checkpoint", "delta_data"]:
         expected[name] = dump(os.path.join(out, f"{name}.parquet"))

@@ -231,6 +231,44 @@ fn add_page(
     Ok(())
 }
 
+/// An LZ4 block that decompresses to `size` bytes.
+fn lz4_block(body: &[u8], size: usize) -> Result<Vec<u8>> {
+    // lz4 cannot expand more than 255×: a larger size is a lie.
+    if size as u64 > (body.len() as u64).saturating_mul(255) + 16 {
+        return Err(corrupt(format!(
+            "an lz4 page of {} bytes claims {size} bytes",
+            body.len()
+        )));
+    }
+    let mut out = vec![0u8; size];
+    let n = lz4_flex::block::decompress_into(body, &mut out)
+        .map_err(|e| corrupt(format!("lz4 data: {e}")))?;
+    out.truncate(n);
+    Ok(out)
+}
+
+/// Hadoop's LZ4 framing: frames of a big-endian u32 decompressed size, a
+/// u32 compressed size and that LZ4 block, filling exactly `size` bytes;
+/// `None` when the body is not so framed.
+fn lz4_hadoop(body: &[u8], size: usize) -> Option<Vec<u8>> {
+    let mut out = vec![0u8; size];
+    let (mut rest, mut filled) = (body, 0usize);
+    while !rest.is_empty() {
+        let header = rest.get(..8)?;
+        let raw = u32::from_be_bytes(header[..4].try_into().ok()?) as usize;
+        let packed = u32::from_be_bytes(header[4..].try_into().ok()?) as usize;
+        let block = rest.get(8..8usize.checked_add(packed)?)?;
+        let end = filled.checked_add(raw).filter(|&end| end <= size)?;
+        let n = lz4_flex::block::decompress_into(block, &mut out[filled..end]).ok()?;
+        if n != raw {
+            return None;
+        }
+        filled = end;
+        rest = &rest[8 + packed..];
+    }
+    (filled == size).then_some(out)
+}
+
 /// A page body decompressed by the chunk's codec, exactly `size` bytes.
 fn decompress(codec: i64, body: &[u8], size: usize, budget: &mut Budget) -> Result<Vec<u8>> {
     budget.charge(size as u64, "a parquet page")?;
@@ -243,23 +281,16 @@ fn decompress(codec: i64, body: &[u8], size: usize, budget: &mut Budget) -> Resu
             Error::CorruptCollection(m) => corrupt(format!("a zstd page: {m}")),
             other => other,
         })?,
-        7 => {
-            // lz4 cannot expand more than 255×: a larger size is a lie.
-            if size as u64 > (body.len() as u64).saturating_mul(255) + 16 {
-                return Err(corrupt(format!(
-                    "an lz4 page of {} bytes claims {size} bytes",
-                    body.len()
-                )));
-            }
-            let mut out = vec![0u8; size];
-            let n = lz4_flex::block::decompress_into(body, &mut out)
-                .map_err(|e| corrupt(format!("lz4 data: {e}")))?;
-            out.truncate(n);
-            out
-        }
+        // LZ4 (deprecated): Hadoop's framing, or a bare block as some
+        // writers put under this codec (pyarrow and arrow-rs fall back so).
+        5 => match lz4_hadoop(body, size) {
+            Some(out) => out,
+            None => lz4_block(body, size)?,
+        },
+        7 => lz4_block(body, size)?,
         other => {
             return Err(Error::UnsupportedProtocol(format!(
-                "parquet: compression codec {} is not supported (UNCOMPRESSED, SNAPPY, GZIP, ZSTD and LZ4_RAW are)",
+                "parquet: compression codec {} is not supported (UNCOMPRESSED, SNAPPY, GZIP, ZSTD, LZ4 and LZ4_RAW are)",
                 codec_name(other)
             )))
         }
@@ -277,7 +308,51 @@ fn codec_name(code: i64) -> String {
     match code {
         3 => "LZO".into(),
         4 => "BROTLI".into(),
-        5 => "LZ4 (the deprecated Hadoop framing)".into(),
         other => format!("#{other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(raw: &[u8]) -> Vec<u8> {
+        let block = lz4_flex::block::compress(raw);
+        let mut out = (raw.len() as u32).to_be_bytes().to_vec();
+        out.extend_from_slice(&(block.len() as u32).to_be_bytes());
+        out.extend_from_slice(&block);
+        out
+    }
+
+    #[test]
+    fn lz4_pages_in_hadoop_frames_or_bare() {
+        let (a, b) = (b"hello hello hello hello".to_vec(), vec![7u8; 5000]);
+        let framed = [frame(&a), frame(&b)].concat();
+        let whole = [a.clone(), b.clone()].concat();
+        let mut budget = Budget::new(1 << 20);
+        assert_eq!(
+            decompress(5, &framed, whole.len(), &mut budget).unwrap(),
+            whole
+        );
+        // A bare block under codec 5 falls back; LZ4_RAW reads only bare.
+        let bare = lz4_flex::block::compress(&whole);
+        assert_eq!(lz4_hadoop(&bare, whole.len()), None);
+        assert_eq!(
+            decompress(5, &bare, whole.len(), &mut budget).unwrap(),
+            whole
+        );
+        assert_eq!(
+            decompress(7, &bare, whole.len(), &mut budget).unwrap(),
+            whole
+        );
+        // Frames that claim more than the page, or end early, are no framing;
+        // as a bare block they are then Corrupt.
+        assert_eq!(lz4_hadoop(&framed, whole.len() - 1), None);
+        assert_eq!(lz4_hadoop(&framed[..framed.len() - 1], whole.len()), None);
+        let mut lying = framed.clone();
+        lying[4..8].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert_eq!(lz4_hadoop(&lying, whole.len()), None);
+        let e = decompress(5, &lying, whole.len(), &mut budget).unwrap_err();
+        assert_eq!(e.code(), "Corrupt", "{e}");
     }
 }
