@@ -68,7 +68,8 @@ describe("ParquetFile over HTTP", () => {
       for await (const row of file.rows()) same(row, want.rows[i], `${name} row ${i++}`);
       assert.equal(i, want.num_rows);
       const last = want.num_rows - 1;
-      same(await file.row(last), want.rows[last], `${name} row ${last}`);
+      if (last >= 0) same(await file.row(last), want.rows[last], `${name} row ${last}`);
+      else await assert.rejects(file.row(0), (e) => e instanceof AtriaError && e.code === "OutOfBounds");
     });
   }
 
