@@ -15,13 +15,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-targets=${TARGETS:-"collection_footer segment_footer mask block_decode open_and_read parquet_read msgpack_shard tar_shard delta_log"}
+targets=${TARGETS:-"collection_footer segment_footer segment_rows mask block_decode open_and_read parquet_read msgpack_shard tar_shard delta_log"}
 mkdir -p fuzz/logs
 failed=""
 for target in $targets; do
     case $target in
         collection_footer | open_and_read) max_len=131072 ;;
-        segment_footer) max_len=65536 ;;
+        segment_footer | segment_rows) max_len=65536 ;;
         block_decode) max_len=32768 ;;
         mask) max_len=4096 ;;
         parquet_read) max_len=262144 ;;

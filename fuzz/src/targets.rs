@@ -11,8 +11,10 @@ use atlas_wasm::format::codec::decompress_block;
 use atlas_wasm::format::footer::CollectionFooter;
 use atlas_wasm::format::mask::{decode_mask, MaskOpen};
 use atlas_wasm::format::open::{ContainerOpen, Fetched, Need, OpenDecoder, Step};
+use atlas_wasm::format::rows::{row_in, FooterRoot, ROOT_SIZE};
 use atlas_wasm::format::segment::{
-    decode_segment_footer, decode_segment_trailer, CodecId, SegmentOpen,
+    decode_segment_footer, decode_segment_trailer, ArrayMeta, BlockMeta, CodecId, DiskValue,
+    SegmentOpen,
 };
 use atlas_wasm::{Atlas, ByteSource, MemorySource, ReadOptions, Result};
 
@@ -181,6 +183,7 @@ pub type Target = fn(&[u8]) -> Result<()>;
 pub const TARGETS: &[(&str, Target)] = &[
     ("collection_footer", collection_footer),
     ("segment_footer", segment_footer),
+    ("segment_rows", segment_rows),
     ("mask", mask),
     ("block_decode", block_decode),
     ("open_and_read", open_and_read),
@@ -310,4 +313,64 @@ pub fn delta_log(data: &[u8]) -> Result<()> {
     use atlas_wasm::atria::DeltaTable;
     let store = store_of(vec![("t/_delta_log/00000000000000000000.json", data)]);
     futures_executor::block_on(DeltaTable::open_with_budget(&store, "t", BUDGET)).map(drop)
+}
+
+/// Rows compared by their debug form, so a NaN equals itself.
+fn assert_same<T: std::fmt::Debug>(whole: &T, alone: &T, what: &str, k: u64) {
+    let (whole, alone) = (format!("{whole:?}"), format!("{alone:?}"));
+    assert_eq!(
+        whole, alone,
+        "{what} row {k} read alone differs from the whole footer's"
+    );
+}
+
+/// A segment's footer read one row at a time, as a ranged reader reads it:
+/// the root, then the first and last rows of each table from their runs
+/// alone. Where the whole footer decodes and validates, every row read alone
+/// must equal the whole footer's; a difference is a finding.
+pub fn segment_rows(data: &[u8]) -> Result<()> {
+    let footer = decode_segment_trailer(data, data.len() as u64)?;
+    let bytes = &data[footer.start as usize..footer.end as usize];
+    let len = bytes.len() as u64;
+    let root_bytes = &bytes[bytes.len().saturating_sub(ROOT_SIZE as usize)..];
+    let root = FooterRoot::decode(root_bytes, len)?;
+    let whole = decode_segment_footer(bytes)
+        .and_then(|f| f.validate(footer.start).map(|()| f))
+        .ok();
+    let picks = |rows: u64| (0..rows.min(8)).chain(rows.saturating_sub(8).max(8)..rows);
+    let mut first_error = Ok(());
+    let mut note = |r: Result<()>| {
+        if first_error.is_ok() {
+            first_error = r;
+        }
+    };
+    for k in picks(root.arrays.rows) {
+        let row = row_in::<ArrayMeta>(bytes, &root.arrays, k);
+        if let (Some(whole), Ok(row)) = (&whole, &row) {
+            assert_same(&whole.arrays[k as usize], row, "array", k);
+        }
+        note(row.map(drop));
+    }
+    for k in picks(root.blocks.rows) {
+        let row = row_in::<BlockMeta>(bytes, &root.blocks, k);
+        if let (Some(whole), Ok(row)) = (&whole, &row) {
+            assert_same(&whole.blocks[k as usize], row, "block", k);
+        }
+        note(row.map(drop));
+    }
+    for k in picks(root.strings.rows) {
+        let row = row_in::<String>(bytes, &root.strings, k);
+        if let (Some(whole), Ok(row)) = (&whole, &row) {
+            assert_same(&whole.strings[k as usize], row, "string", k);
+        }
+        note(row.map(drop));
+    }
+    for k in picks(root.values.rows) {
+        let row = row_in::<DiskValue>(bytes, &root.values, k);
+        if let (Some(whole), Ok(row)) = (&whole, &row) {
+            assert_same(&whole.values[k as usize], row, "value", k);
+        }
+        note(row.map(drop));
+    }
+    first_error
 }

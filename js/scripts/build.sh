@@ -2,7 +2,7 @@
 # Builds js/dist/: the release .wasm with libzstd's decoder (feature
 # `libzstd`), its wasm-bindgen glue (--target web), wasm-opt -O3 from npm's
 # binaryen (Debian's binaryen corrupts this output), and the facade. Prints
-# the gzipped size of the .wasm, which must stay <= 150 KB (150,000 bytes).
+# the gzipped size of the .wasm, which must stay <= 180 KB (180,000 bytes).
 # Then the same for the entry `atlas-wasm/atria`: the crate again with
 # feature `atria`, as a second module (atria_wasm_bg.wasm) so that the
 # core's does not grow; its size is printed, not budgeted (docs/atria.md).
@@ -66,8 +66,8 @@ cp "$js/pkg/atlas_wasm.js" "$js"/src/*.js "$js"/src/*.d.ts "$js/dist/"
 raw=$(wc -c < "$js/dist/atlas_wasm_bg.wasm")
 gz=$(gzip -9 -c "$js/dist/atlas_wasm_bg.wasm" | wc -c)
 echo "atlas_wasm_bg.wasm: $raw bytes, $gz bytes gzip -9 ($(( (gz + 1023) / 1024 )) KiB)"
-if [ "$gz" -gt 150000 ]; then
-  echo "build.sh: the .wasm is over its 150 KB (150,000 bytes) gzip budget (docs/benchmarks.md)" >&2
+if [ "$gz" -gt 180000 ]; then
+  echo "build.sh: the .wasm is over its 180 KB (180,000 bytes) gzip budget (docs/benchmarks.md)" >&2
   exit 1
 fi
 

@@ -46,6 +46,11 @@ step "writing forged collections into $ATLAS_FIXTURES/forged"
 cargo test --quiet --manifest-path "$root/Cargo.toml" --all-features --test reader_forged -- \
   --ignored --exact write_forged_fixtures >/dev/null
 
+# 100,000 datasets with samples of what was written, for test/scale.test.mjs.
+step "writing the 100,000-dataset collection into $ATLAS_FIXTURES/scale"
+cargo test --quiet --manifest-path "$root/Cargo.toml" --all-features --test reader_scale -- \
+  --ignored --exact write_scale_fixture >/dev/null
+
 # zstd frames and what native libzstd makes of them, for
 # test/zstd-frames.test.mjs (the wasm builds' libzstd is patched).
 step "writing zstd frames into $ATLAS_FIXTURES/zstd-frames"

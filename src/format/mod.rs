@@ -19,5 +19,6 @@ pub mod footer;
 pub mod mask;
 mod msgpack;
 pub mod open;
+pub mod rows;
 pub mod segment;
 pub mod value;

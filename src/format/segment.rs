@@ -173,11 +173,16 @@ pub enum DiskValue {
 impl DiskValue {
     /// Resolves string indices against `strings`.
     pub fn decode(&self, strings: &[String]) -> Result<Attr> {
+        self.decode_by(|i| strings.get(i as usize).cloned())
+    }
+
+    /// [`decode`](Self::decode), looking each string index up in `pool`
+    /// (which may hold only the strings a call fetched).
+    pub fn decode_by(&self, pool: impl Fn(u32) -> Option<String>) -> Result<Attr> {
         let string = |i: u32| {
-            strings.get(i as usize).cloned().ok_or_else(|| {
+            pool(i).ok_or_else(|| {
                 Error::corrupt(format!(
-                    "attribute string {i} is past the segment's pool of {}",
-                    strings.len()
+                    "attribute string {i} is past the segment's string pool"
                 ))
             })
         };
@@ -328,6 +333,7 @@ pub struct SegmentOpen {
     len: u64,
     budget: u64,
     probe_start: u64,
+    ranged_above: u64,
     state: SegmentState,
 }
 
@@ -343,17 +349,32 @@ enum SegmentState {
         bytes: FooterBytes,
         held: Vec<u8>,
     },
+    Ranged {
+        footer: Range<u64>,
+        held: Vec<u8>,
+    },
     Spent,
 }
 
 /// What opening a segment yields.
 #[derive(Debug)]
-pub struct OpenedSegment {
-    /// The decoded footer, validated against the segment's data region.
-    pub footer: SegmentFooter,
-    /// The probe's bytes and where they start in the segment, when they reach
-    /// into the data region (blocks there need no request of their own).
-    pub probe: Option<(u64, Vec<u8>)>,
+pub enum OpenedSegment {
+    /// The footer, decoded whole and validated against the data region.
+    Whole {
+        /// The decoded footer.
+        footer: SegmentFooter,
+        /// The probe's bytes and where they start in the segment, when they
+        /// reach into the data region (blocks there need no request).
+        probe: Option<(u64, Vec<u8>)>,
+    },
+    /// A footer past the decoder's limit for whole reads, left to be read by
+    /// ranges: where it lies in the segment, and the probe, which ends with it.
+    Ranged {
+        /// The footer's range in the segment.
+        footer: Range<u64>,
+        /// Where the probe starts in the segment, and its bytes.
+        probe: (u64, Vec<u8>),
+    },
 }
 
 impl SegmentOpen {
@@ -367,8 +388,15 @@ impl SegmentOpen {
             len,
             budget,
             probe_start: len - probe,
+            ranged_above: u64::MAX,
             state: SegmentState::Start,
         }
+    }
+
+    /// Leaves a footer of more than `bytes` to be read by ranges.
+    pub fn ranged_above(mut self, bytes: u64) -> SegmentOpen {
+        self.ranged_above = bytes;
+        self
     }
 
     fn absolute(&self, range: Range<u64>) -> Range<u64> {
@@ -402,9 +430,20 @@ impl OpenDecoder for SegmentOpen {
                 drop(bytes);
                 decoded.validate(footer.start)?;
                 let probe = (self.probe_start < footer.start).then_some((self.probe_start, held));
-                Ok(Step::Done(OpenedSegment {
+                Ok(Step::Done(OpenedSegment::Whole {
                     footer: decoded,
                     probe,
+                }))
+            }
+            SegmentState::Ranged { .. } => {
+                let SegmentState::Ranged { footer, held } =
+                    std::mem::replace(&mut self.state, SegmentState::Spent)
+                else {
+                    return Err(spent());
+                };
+                Ok(Step::Done(OpenedSegment::Ranged {
+                    footer,
+                    probe: (self.probe_start, held),
                 }))
             }
             SegmentState::Spent => Err(spent()),
@@ -416,6 +455,10 @@ impl OpenDecoder for SegmentOpen {
             SegmentState::Start => {
                 let held = expect_range(fetched, &self.absolute(self.probe_start..self.len))?;
                 let footer = decode_segment_trailer(&held, self.len)?;
+                if footer.end - footer.start > self.ranged_above {
+                    self.state = SegmentState::Ranged { footer, held };
+                    return Ok(());
+                }
                 check(
                     (footer.end - footer.start).saturating_mul(4),
                     self.budget,
@@ -439,7 +482,9 @@ impl OpenDecoder for SegmentOpen {
                     held,
                 }
             }
-            SegmentState::Footer { .. } | SegmentState::Spent => return Err(spent()),
+            SegmentState::Footer { .. } | SegmentState::Ranged { .. } | SegmentState::Spent => {
+                return Err(spent())
+            }
         };
         Ok(())
     }
@@ -498,64 +543,70 @@ impl SegmentFooter {
     }
 
     fn validate_array(&self, array: &ArrayMeta) -> Result<()> {
-        let rank = array.shape.len();
-        let bad = |what: String| Error::corrupt(format!("array '{}': {what}", array.name));
-        if array.chunk_shape.len() != rank
-            || !(array.dimension_names.is_empty() || array.dimension_names.len() == rank)
-        {
-            return Err(bad(format!(
-                "shape {:?}, chunk shape {:?} and {} dimension names disagree on the rank",
-                array.shape,
-                array.chunk_shape,
-                array.dimension_names.len()
-            )));
-        }
-        if array.chunk_shape.contains(&0) {
-            return Err(bad(format!(
-                "chunk shape {:?} has a zero extent",
-                array.chunk_shape
-            )));
-        }
-        let grid: Vec<u32> = array
-            .shape
-            .iter()
-            .zip(&array.chunk_shape)
-            .map(|(&s, &c)| s.div_ceil(c))
-            .collect();
-        let mut previous: Option<&[u32]> = None;
-        for chunk in &array.chunks {
-            if chunk.coord.len() != rank || chunk.coord.iter().zip(&grid).any(|(&c, &g)| c >= g) {
-                return Err(bad(format!(
-                    "chunk {:?} is outside the chunk grid {grid:?}",
-                    chunk.coord
-                )));
-            }
-            if previous.is_some_and(|p| p >= chunk.coord.as_slice()) {
-                return Err(bad("the chunk table is not sorted".into()));
-            }
-            previous = Some(&chunk.coord);
-            let address = &chunk.address;
-            let block = self
-                .blocks
-                .get(address.block_id.0 as usize)
-                .ok_or_else(|| {
-                    bad(format!(
-                        "chunk {:?} names missing block {}",
-                        chunk.coord, address.block_id.0
-                    ))
-                })?;
-            if address.offset as u64 + address.size as u64 > block.uncompressed_size {
-                return Err(bad(format!(
-                    "chunk {:?} ends at {} past block {} of {} bytes",
-                    chunk.coord,
-                    address.offset as u64 + address.size as u64,
-                    address.block_id.0,
-                    block.uncompressed_size
-                )));
-            }
-        }
-        Ok(())
+        check_array(array, |id| self.blocks.get(id as usize))
     }
+}
+
+/// Checks one array's geometry and chunk table, each chunk against the
+/// block `block(id)` answers (`None`: no such block).
+pub fn check_array<'a>(
+    array: &ArrayMeta,
+    block: impl Fn(u32) -> Option<&'a BlockMeta>,
+) -> Result<()> {
+    let rank = array.shape.len();
+    let bad = |what: String| Error::corrupt(format!("array '{}': {what}", array.name));
+    if array.chunk_shape.len() != rank
+        || !(array.dimension_names.is_empty() || array.dimension_names.len() == rank)
+    {
+        return Err(bad(format!(
+            "shape {:?}, chunk shape {:?} and {} dimension names disagree on the rank",
+            array.shape,
+            array.chunk_shape,
+            array.dimension_names.len()
+        )));
+    }
+    if array.chunk_shape.contains(&0) {
+        return Err(bad(format!(
+            "chunk shape {:?} has a zero extent",
+            array.chunk_shape
+        )));
+    }
+    let grid: Vec<u32> = array
+        .shape
+        .iter()
+        .zip(&array.chunk_shape)
+        .map(|(&s, &c)| s.div_ceil(c))
+        .collect();
+    let mut previous: Option<&[u32]> = None;
+    for chunk in &array.chunks {
+        if chunk.coord.len() != rank || chunk.coord.iter().zip(&grid).any(|(&c, &g)| c >= g) {
+            return Err(bad(format!(
+                "chunk {:?} is outside the chunk grid {grid:?}",
+                chunk.coord
+            )));
+        }
+        if previous.is_some_and(|p| p >= chunk.coord.as_slice()) {
+            return Err(bad("the chunk table is not sorted".into()));
+        }
+        previous = Some(&chunk.coord);
+        let address = &chunk.address;
+        let block = block(address.block_id.0).ok_or_else(|| {
+            bad(format!(
+                "chunk {:?} names missing block {}",
+                chunk.coord, address.block_id.0
+            ))
+        })?;
+        if address.offset as u64 + address.size as u64 > block.uncompressed_size {
+            return Err(bad(format!(
+                "chunk {:?} ends at {} past block {} of {} bytes",
+                chunk.coord,
+                address.offset as u64 + address.size as u64,
+                address.block_id.0,
+                block.uncompressed_size
+            )));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -666,11 +717,30 @@ mod tests {
         let footer = encode_segment_footer(&sample()).unwrap();
         file.extend_from_slice(&footer);
         let len = 16 + footer.len() as u64;
-        let (whole, requests) = run(SegmentOpen::new(100, len, len, 1 << 20), &file).unwrap();
-        assert_eq!((whole.footer.clone(), requests), (sample(), 1));
-        assert_eq!(whole.probe, Some((0, file[100..].to_vec())));
+        let whole = |opened| match opened {
+            OpenedSegment::Whole { footer, probe } => (footer, probe),
+            OpenedSegment::Ranged { .. } => panic!("read by ranges"),
+        };
+        let (opened, requests) = run(SegmentOpen::new(100, len, len, 1 << 20), &file).unwrap();
+        let (footer, probe) = whole(opened);
+        assert_eq!((footer, requests), (sample(), 1));
+        assert_eq!(probe, Some((0, file[100..].to_vec())));
         let (short, requests) = run(SegmentOpen::new(100, len, 20, 1 << 20), &file).unwrap();
-        assert_eq!((short.footer, short.probe, requests), (sample(), None, 2));
+        assert_eq!((whole(short), requests), ((sample(), None), 2));
+        // Past the limit for whole reads: the probe, and where the footer lies.
+        let opener = SegmentOpen::new(100, len, 20, 1 << 20).ranged_above(16);
+        let (ranged, requests) = run(opener, &file).unwrap();
+        let OpenedSegment::Ranged { footer, probe } = ranged else {
+            panic!("read whole");
+        };
+        assert_eq!(
+            (footer, probe, requests),
+            (
+                16..len - 12,
+                (len - 20, file[file.len() - 20..].to_vec()),
+                1
+            )
+        );
         // A segment that does not end with its magic.
         let mut foreign = file.clone();
         let end = foreign.len();

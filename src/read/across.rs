@@ -20,7 +20,7 @@ use crate::read::blocks::Started;
 use crate::read::cache::Block;
 use crate::read::handle::Handle;
 use crate::read::plan::{check_declared_dtype, Plan};
-use crate::read::segment::Segment;
+use crate::read::segment::{Entries, Segment};
 use crate::read::sink::{Skipped, StackSink, StackedLayout};
 
 /// What [`Atlas::read_stacked`](crate::Atlas::read_stacked) reads.
@@ -64,7 +64,7 @@ struct Planned<'s> {
 /// Plans the part of each chosen dataset: the one loop behind every read of
 /// this module.
 fn plan_parts<'s>(
-    segment: &'s Segment,
+    segment: &'s Entries,
     array: &str,
     chosen: Vec<(String, DType)>,
     (start, shape): (&[u64], &[u64]),
@@ -125,7 +125,12 @@ struct PartsLoad<'p, 's> {
 }
 
 impl<'p, 's> PartsLoad<'p, 's> {
-    fn start(handle: &Handle, segment: &Segment, parts: &'p [Part<'s>]) -> Self {
+    fn start(
+        handle: &Handle,
+        segment: &Segment,
+        entries: &Entries,
+        parts: &'p [Part<'s>],
+    ) -> Result<Self> {
         let mut wanted: HashMap<u32, u64> = HashMap::new();
         let mut order: Vec<u32> = Vec::new();
         for (id, bytes) in parts.iter().flat_map(|p| p.plan.blocks_wanted()) {
@@ -138,8 +143,8 @@ impl<'p, 's> PartsLoad<'p, 's> {
         let ids: Vec<(u32, u64)> = order.into_iter().map(|id| (id, wanted[&id])).collect();
         let started = handle
             .loader()
-            .start(segment.region(), &segment.wants(&ids));
-        PartsLoad { parts, started }
+            .start(segment.region(), &entries.wants(&ids)?);
+        Ok(PartsLoad { parts, started })
     }
 
     /// The container ranges the load requests, before the first is sent.
@@ -209,7 +214,8 @@ pub(crate) async fn read_stacked_into<S: StackSink>(
     sink: &mut S,
 ) -> Result<StackedLayout> {
     let chosen = handle.chosen_datasets(array, request.datasets.as_deref())?;
-    let Some(segment) = handle.segment_named(array).await? else {
+    let names: Vec<&str> = chosen.iter().map(|(n, _)| n.as_str()).collect();
+    let Some((segment, entries)) = handle.entries(array, &names).await? else {
         return Err(no_dataset_declares(array, &chosen));
     };
     let window = (&request.start[..], &request.shape[..]);
@@ -217,7 +223,7 @@ pub(crate) async fn read_stacked_into<S: StackSink>(
     let joining = Joining::Stacked {
         skip: request.skip_mismatched,
     };
-    let Planned { parts, skipped } = plan_parts(&segment, array, chosen, window, limit, joining)?;
+    let Planned { parts, skipped } = plan_parts(&entries, array, chosen, window, limit, joining)?;
     let Some(first) = parts.first() else {
         return Err(no_dataset_declares(array, &[]));
     };
@@ -235,7 +241,7 @@ pub(crate) async fn read_stacked_into<S: StackSink>(
     };
     check_answer_size(&layout, limit)?;
     sink.begin(&layout)?;
-    let load = PartsLoad::start(handle, &segment, &parts);
+    let load = PartsLoad::start(handle, &segment, &entries, &parts)?;
     sink.planned(load.requests());
     load.build(|part, blocks| part.plan.assemble_into(part.meta, blocks, &mut *sink))
         .await?;
@@ -248,15 +254,19 @@ pub(crate) async fn read_apart(
     array: &str,
     window: (&[u64], &[u64]),
 ) -> Result<Vec<(String, NdArray)>> {
-    let Some(segment) = handle.segment_named(array).await? else {
+    if handle.segment_named(array).await?.is_none() {
         return Ok(Vec::new());
-    };
+    }
     // The same choice of datasets and the same checks as a stacked read.
     let chosen = handle.chosen_datasets(array, None)?;
+    let names: Vec<&str> = chosen.iter().map(|(n, _)| n.as_str()).collect();
+    let Some((segment, entries)) = handle.entries(array, &names).await? else {
+        return Ok(Vec::new());
+    };
     let limit = handle.options().memory_budget;
-    let Planned { parts, .. } = plan_parts(&segment, array, chosen, window, limit, Joining::Apart)?;
+    let Planned { parts, .. } = plan_parts(&entries, array, chosen, window, limit, Joining::Apart)?;
     let mut answers = Vec::with_capacity(parts.len());
-    PartsLoad::start(handle, &segment, &parts)
+    PartsLoad::start(handle, &segment, &entries, &parts)?
         .build(|part, blocks| {
             answers.push((part.name.clone(), part.plan.assemble(part.meta, blocks)?));
             Ok(())
@@ -271,6 +281,7 @@ pub(crate) async fn read_apart(
 pub(crate) async fn read_window_into<S: StackSink>(
     handle: &Handle,
     segment: &Segment,
+    entries: &Entries,
     meta: &ArrayMeta,
     (start, shape): (&[u64], &[u64]),
     sink: &mut S,
@@ -287,7 +298,7 @@ pub(crate) async fn read_window_into<S: StackSink>(
         meta,
         plan,
     }];
-    let load = PartsLoad::start(handle, segment, &parts);
+    let load = PartsLoad::start(handle, segment, entries, &parts)?;
     sink.planned(load.requests());
     sink.begin(&layout)?;
     load.build(|part, blocks| part.plan.assemble_into(part.meta, blocks, &mut *sink))

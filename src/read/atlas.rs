@@ -1,6 +1,6 @@
 //! [`Atlas`]: one open collection.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use indexmap::IndexMap;
@@ -239,12 +239,18 @@ impl Atlas {
         let Some(segment) = self.handle.segment_named(array).await? else {
             return Ok(Vec::new());
         };
-        Ok(segment
-            .arrays()
-            .iter()
-            .filter(|meta| self.dataset_exists(&meta.name))
-            .filter_map(|meta| meta.stats.clone())
-            .collect())
+        let mut all = Vec::new();
+        segment
+            .each(|entries| {
+                let live = entries
+                    .arrays()
+                    .iter()
+                    .filter(|m| self.dataset_exists(&m.name));
+                all.extend(live.filter_map(|m| m.stats.clone()));
+                Ok(())
+            })
+            .await?;
+        Ok(all)
     }
 
     /// One attribute over every live dataset that carries it, keyed by
@@ -259,13 +265,21 @@ impl Atlas {
         let Some(segment) = self.handle.segment_named(variable).await? else {
             return Ok(IndexMap::new());
         };
+        let mut found: HashMap<String, Attr> = HashMap::new();
+        segment
+            .each(|entries| {
+                for meta in entries.arrays() {
+                    if let Some(value) = entries.attribute(meta, key) {
+                        found.insert(meta.name.clone(), value);
+                    }
+                }
+                Ok(())
+            })
+            .await?;
         Ok(self
             .handle
             .live()
-            .filter_map(|(_, name, _)| {
-                let meta = segment.array(name)?;
-                Some((name.to_string(), segment.attribute(meta, key)?))
-            })
+            .filter_map(|(_, name, _)| Some((name.to_string(), found.remove(name)?)))
             .collect())
     }
 

@@ -7,8 +7,9 @@ use indexmap::IndexMap;
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
 use crate::format::footer::{CollectionFooter, InternedSchema, DATASET_ATTRS_VARIABLE};
+use crate::format::segment::ArrayMeta;
 #[cfg(feature = "writer")]
-use crate::format::segment::{ArrayMeta, ChunkAddress};
+use crate::format::segment::ChunkAddress;
 use crate::format::value::{ArrayStats, Attr, FillValue};
 use crate::read::across::read_window_into;
 use crate::read::array::{Element, NdArray, TypedArray};
@@ -16,7 +17,7 @@ use crate::read::array::{Element, NdArray, TypedArray};
 use crate::read::blocks::Want;
 use crate::read::handle::Handle;
 use crate::read::plan::check_declared_dtype;
-use crate::read::segment::Segment;
+use crate::read::segment::{Entries, Segment};
 use crate::read::sink::{InMemory, StackSink, StackedLayout};
 
 /// One live dataset. Holding it keeps the collection handle alive.
@@ -221,8 +222,8 @@ impl DatasetView {
 
     /// Shape, chunking, dimension names and fill value (opens the variable's segment).
     pub async fn array_layout(&self, array: &str) -> Result<ArrayLayout> {
-        let (segment, index) = self.stored(array).await?;
-        let meta = &segment.arrays()[index];
+        let (_, entries) = self.stored(array).await?;
+        let meta = self.entry(&entries, array)?;
         Ok(ArrayLayout {
             shape: meta.shape.iter().map(|&s| s as u64).collect(),
             chunk_shape: meta.chunk_shape.iter().map(|&s| s as u64).collect(),
@@ -237,11 +238,15 @@ impl DatasetView {
         if self.array_meta(array).is_none() {
             return Ok(None);
         }
-        let (segment, index) = self.stored(array).await?;
-        Ok(segment.arrays()[index].stats.clone().map(|s| ArrayStats {
-            name: array.to_string(),
-            ..s
-        }))
+        let (_, entries) = self.stored(array).await?;
+        Ok(self
+            .entry(&entries, array)?
+            .stats
+            .clone()
+            .map(|s| ArrayStats {
+                name: array.to_string(),
+                ..s
+            }))
     }
 
     /// Dataset-level attributes in the order they were set. Costs nothing when the schema declares none.
@@ -314,10 +319,10 @@ impl DatasetView {
             .ok_or_else(|| self.not_found(array))?
             .dtype()
             .clone();
-        let (segment, index) = self.stored(array).await?;
-        let meta = &segment.arrays()[index];
+        let (segment, entries) = self.stored(array).await?;
+        let meta = self.entry(&entries, array)?;
         check_declared_dtype(meta, &declared, array)?;
-        read_window_into(&self.handle, &segment, meta, (start, shape), sink).await
+        read_window_into(&self.handle, &segment, &entries, meta, (start, shape), sink).await
     }
 
     /// [`read_array`](Self::read_array) for a caller who knows the type.
@@ -346,37 +351,41 @@ impl DatasetView {
     /// chunks without decoding them into values (the rewriter).
     #[cfg(feature = "writer")]
     pub(crate) async fn stored_array(&self, array: &str) -> Result<StoredArray> {
-        let (segment, index) = self.stored(array).await?;
+        let (segment, entries) = self.stored(array).await?;
+        let meta = self.entry(&entries, array)?.clone();
         Ok(StoredArray {
             handle: self.handle.clone(),
             segment,
-            index,
+            entries,
+            meta,
         })
     }
 
-    /// The segment holding `variable` and the index of this dataset's array in it.
-    async fn stored(&self, variable: &str) -> Result<(Arc<Segment>, usize)> {
-        let segment = self
-            .handle
-            .segment_named(variable)
+    /// The segment holding `variable` and its entry of this dataset.
+    async fn stored(&self, variable: &str) -> Result<(Arc<Segment>, Entries)> {
+        self.handle
+            .entries(variable, &[self.name()])
             .await?
-            .ok_or_else(|| self.not_found(variable))?;
-        let index = segment
-            .index_of(self.name())
-            .ok_or_else(|| self.not_found(variable))?;
-        Ok((segment, index))
+            .ok_or_else(|| self.not_found(variable))
+    }
+
+    /// This dataset's array among `entries`.
+    fn entry<'e>(&self, entries: &'e Entries, variable: &str) -> Result<&'e ArrayMeta> {
+        entries
+            .array(self.name())
+            .ok_or_else(|| self.not_found(variable))
     }
 
     async fn resolve(&self, variable: &str, keys: &[&str]) -> Result<IndexMap<String, Attr>> {
-        let Some(segment) = self.handle.segment_named(variable).await? else {
+        let Some((_, entries)) = self.handle.entries(variable, &[self.name()]).await? else {
             return Ok(IndexMap::new());
         };
-        let Some(meta) = segment.array(self.name()) else {
+        let Some(meta) = entries.array(self.name()) else {
             return Ok(IndexMap::new());
         };
         Ok(keys
             .iter()
-            .filter_map(|&k| Some((k.to_string(), segment.attribute(meta, k)?)))
+            .filter_map(|&k| Some((k.to_string(), entries.attribute(meta, k)?)))
             .collect())
     }
 
@@ -394,21 +403,22 @@ impl DatasetView {
 pub(crate) struct StoredArray {
     handle: Arc<Handle>,
     segment: Arc<Segment>,
-    index: usize,
+    entries: Entries,
+    meta: ArrayMeta,
 }
 
 #[cfg(feature = "writer")]
 impl StoredArray {
     /// The segment's entry for the array.
     pub(crate) fn meta(&self) -> &ArrayMeta {
-        &self.segment.arrays()[self.index]
+        &self.meta
     }
 
     /// The bytes of the chunk at `address` (whose block stays cached, so
     /// the next chunk in it costs no request).
     pub(crate) async fn chunk(&self, address: &ChunkAddress) -> Result<Vec<u8>> {
         let id = address.block_id.0;
-        let wants: Vec<Want> = self.segment.wants(&[(id, u64::MAX)]);
+        let wants: Vec<Want> = self.entries.wants(&[(id, u64::MAX)])?;
         let blocks = self
             .handle
             .loader()

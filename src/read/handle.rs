@@ -13,7 +13,7 @@ use crate::format::footer::{CollectionFooter, DATASET_ATTRS_VARIABLE};
 use crate::read::blocks::{Limits, Loader};
 use crate::read::open::Held;
 use crate::read::options::ReadOptions;
-use crate::read::segment::Segment;
+use crate::read::segment::{Entries, Segment};
 use crate::source::{ByteSource, SourceFuture};
 
 type SegmentSlot = Shared<SourceFuture<'static, Arc<Segment>>>;
@@ -168,6 +168,63 @@ impl Handle {
             Some(&index) => self.segment(index).await.map(Some),
             None => Ok(None),
         }
+    }
+
+    /// The segment of `variable` and its arrays of the named datasets, or
+    /// `None` when the collection has no such variable.
+    pub(crate) async fn entries(
+        &self,
+        variable: &str,
+        datasets: &[&str],
+    ) -> Result<Option<(Arc<Segment>, Entries)>> {
+        let Some(&index) = self.variables.get(variable) else {
+            return Ok(None);
+        };
+        let segment = self.segment(index).await?;
+        let ranks = self.ranks(index, datasets);
+        let asked: Vec<(&str, u64)> = datasets.iter().copied().zip(ranks).collect();
+        let entries = segment.entries(&asked).await?;
+        Ok(Some((segment, entries)))
+    }
+
+    /// Each dataset's rank among the datasets that declare `variable`: where
+    /// a writer puts its row in the segment (our writer and atlas-rust's
+    /// write one row per declaring dataset, in dataset order).
+    fn ranks(&self, variable: u32, datasets: &[&str]) -> Vec<u64> {
+        let footer = &self.footer;
+        let name = footer.variables[variable as usize].name;
+        let attributes = footer.string(name) == DATASET_ATTRS_VARIABLE;
+        let declares: Vec<bool> = footer
+            .schema_pool
+            .iter()
+            .map(|s| match attributes {
+                true => !s.attrs.is_empty(),
+                false => s.arrays.iter().any(|&(n, _)| n == name),
+            })
+            .collect();
+        let ordinals: Vec<u64> = datasets
+            .iter()
+            .map(|d| footer.datasets.get_index_of(*d).unwrap_or(0) as u64)
+            .collect();
+        if declares.iter().all(|&d| d) {
+            return ordinals;
+        }
+        // One pass over the datasets up to the last asked, counting.
+        let mut order: Vec<usize> = (0..ordinals.len()).collect();
+        order.sort_by_key(|&i| ordinals[i]);
+        let mut ranks = vec![0; ordinals.len()];
+        let (mut next, mut count) = (0, 0u64);
+        for (ordinal, &schema) in footer.datasets.values().enumerate() {
+            while next < order.len() && ordinals[order[next]] == ordinal as u64 {
+                ranks[order[next]] = count;
+                next += 1;
+            }
+            if next == order.len() {
+                break;
+            }
+            count += declares.get(schema as usize).copied().unwrap_or(false) as u64;
+        }
+        ranks
     }
 
     /// Opens a segment once per handle; concurrent callers share the open.

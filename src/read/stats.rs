@@ -8,6 +8,7 @@
 
 use crate::error::Result;
 use crate::format::dtype::DType;
+use crate::format::segment::ArrayMeta;
 use crate::format::value::ArrayStats;
 use crate::read::handle::Handle;
 
@@ -28,32 +29,42 @@ pub(crate) async fn merge(handle: &Handle, array: &str) -> Result<Option<Collect
         return Ok(None);
     };
     let mut merged: Option<CollectionStats> = None;
-    for meta in segment.arrays() {
-        let Some(stats) = &meta.stats else { continue };
-        if handle.ordinal_of(&meta.name).is_none() {
-            continue;
-        }
-        match &mut merged {
-            None => {
-                merged = Some(CollectionStats {
-                    stats: ArrayStats {
-                        name: array.to_string(),
-                        ..stats.clone()
-                    },
-                    min_dtype: stats.min.as_ref().map(|_| meta.dtype.clone()),
-                    max_dtype: stats.max.as_ref().map(|_| meta.dtype.clone()),
-                });
+    segment
+        .each(|entries| {
+            for meta in entries.arrays() {
+                fold(&mut merged, handle, array, meta);
             }
-            Some(acc) => {
-                let taken = acc.stats.merge(stats);
-                if taken.min {
-                    acc.min_dtype = Some(meta.dtype.clone());
-                }
-                if taken.max {
-                    acc.max_dtype = Some(meta.dtype.clone());
-                }
+            Ok(())
+        })
+        .await?;
+    Ok(merged)
+}
+
+/// Folds one entry's statistics into `merged`, if its dataset is live.
+fn fold(merged: &mut Option<CollectionStats>, handle: &Handle, array: &str, meta: &ArrayMeta) {
+    let Some(stats) = &meta.stats else { return };
+    if handle.ordinal_of(&meta.name).is_none() {
+        return;
+    }
+    match merged {
+        None => {
+            *merged = Some(CollectionStats {
+                stats: ArrayStats {
+                    name: array.to_string(),
+                    ..stats.clone()
+                },
+                min_dtype: stats.min.as_ref().map(|_| meta.dtype.clone()),
+                max_dtype: stats.max.as_ref().map(|_| meta.dtype.clone()),
+            });
+        }
+        Some(acc) => {
+            let taken = acc.stats.merge(stats);
+            if taken.min {
+                acc.min_dtype = Some(meta.dtype.clone());
+            }
+            if taken.max {
+                acc.max_dtype = Some(meta.dtype.clone());
             }
         }
     }
-    Ok(merged)
 }
