@@ -404,8 +404,9 @@ fn calls_over_every_dataset_stream_the_footer_in_batches() {
     );
 }
 
-/// Writes the 100,000-dataset collection into `$ATLAS_FIXTURES/scale` with an
-/// `expected.json` of sample datasets, for js/test/scale.test.mjs.
+/// Writes the 100,000-dataset collection into `$ATLAS_FIXTURES/scale` with a
+/// `samples.json` of sample datasets, for js/test/scale.test.mjs (not an
+/// `expected.json`: the fixture suite's tests take every directory with one).
 #[test]
 #[ignore = "writes the scale fixture for the JS tests (js/scripts/test.sh runs it)"]
 fn write_scale_fixture() {
@@ -444,7 +445,7 @@ fn write_scale_fixture() {
         "withValue": with_value,
     });
     std::fs::write(
-        out.join("expected.json"),
+        out.join("samples.json"),
         serde_json::to_vec(&expected).unwrap(),
     )
     .unwrap();

@@ -11,7 +11,7 @@ import { FIXTURES } from "./expect.mjs";
 import { startServer } from "./server.mjs";
 
 const DIR = join(FIXTURES, "scale");
-const want = JSON.parse(readFileSync(join(DIR, "expected.json"), "utf8"));
+const want = JSON.parse(readFileSync(join(DIR, "samples.json"), "utf8"));
 
 let server;
 before(async () => {
