@@ -102,4 +102,18 @@ describe("a Worker reading from R2", () => {
       }
     }
   });
+
+  it("reads one dataset of 100,000 with a few gets (tests/reader_scale.rs writes them)", async () => {
+    const fetch = await worker("scale");
+    const samples = JSON.parse(readFileSync(join(FIXTURES, "scale", "samples.json"), "utf8")).samples.filter((s) => s.value);
+    let first = true;
+    for (const sample of samples.slice(0, 3)) {
+      const read = await fetch(`/read?dataset=${encodeURIComponent(sample.name)}&array=value`);
+      assert.equal(read.status, 200, JSON.stringify(read.body));
+      assert.deepEqual(read.body.data, sample.value, sample.name);
+      // Open (tail, mask), then the segment's root, its row with its run and the small tables, the block.
+      assert.ok(read.gets <= (first ? 8 : 3), `${sample.name}: ${read.gets} gets`);
+      first = false;
+    }
+  });
 });
