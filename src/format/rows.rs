@@ -399,9 +399,11 @@ pub fn floor_after<T: Row>(
 /// the limit, hence the one more).
 const ROW_LEVELS: usize = MAX_DTYPE_NESTING + 1 + 1;
 
-/// A row type rkyv can check and decode: [`decode_row`] for it.
+/// A row type rkyv can check and decode.
 pub trait Decoded: Row {
-    /// [`decode_row`].
+    /// Decodes the row at `row_at` from its bytes and its run (`run` holds
+    /// the footer's bytes from `run_at`, which [`run_of`] aligned), checking
+    /// it with rkyv's validator as a whole footer is checked.
     fn decode(row_at: u64, row: &[u8], run_at: u64, run: &[u8]) -> Result<Self>;
 }
 
@@ -420,45 +422,25 @@ where
         > + rkyv::Deserialize<T, rkyv::rancor::Strategy<rkyv::de::Pool, rkyv::rancor::Error>>,
 {
     fn decode(row_at: u64, row: &[u8], run_at: u64, run: &[u8]) -> Result<Self> {
-        decode_row(row_at, row, run_at, run)
+        use rkyv::validation::{archive::ArchiveValidator, shared::SharedValidator, Validator};
+        let (buffer, at) = relocate(&T::sites(row), row_at, row, run_at, run)?;
+        let does_not_decode = |e: rkyv::rancor::Error| {
+            Error::corrupt(format!(
+                "the segment footer row at {row_at} does not decode: {e}"
+            ))
+        };
+        let mut validator = Validator::new(
+            ArchiveValidator::with_max_depth(&buffer, std::num::NonZeroUsize::new(ROW_LEVELS)),
+            SharedValidator::new(),
+        );
+        let archived = rkyv::api::access_pos_with_context::<T::Archived, _, rkyv::rancor::Error>(
+            &buffer,
+            at,
+            &mut validator,
+        )
+        .map_err(does_not_decode)?;
+        rkyv::deserialize::<T, rkyv::rancor::Error>(archived).map_err(does_not_decode)
     }
-}
-
-/// Decodes the row at `row_at` from its bytes and its run (`run` holds the
-/// footer's bytes from `run_at`, which [`run_of`] aligned), checking it with
-/// rkyv's validator as a whole footer is checked.
-pub fn decode_row<T>(row_at: u64, row: &[u8], run_at: u64, run: &[u8]) -> Result<T>
-where
-    T: Row,
-    T::Archived: rkyv::Portable
-        + for<'a> rkyv::bytecheck::CheckBytes<
-            rkyv::rancor::Strategy<
-                rkyv::validation::Validator<
-                    rkyv::validation::archive::ArchiveValidator<'a>,
-                    rkyv::validation::shared::SharedValidator,
-                >,
-                rkyv::rancor::Error,
-            >,
-        > + rkyv::Deserialize<T, rkyv::rancor::Strategy<rkyv::de::Pool, rkyv::rancor::Error>>,
-{
-    use rkyv::validation::{archive::ArchiveValidator, shared::SharedValidator, Validator};
-    let (buffer, at) = relocate(&T::sites(row), row_at, row, run_at, run)?;
-    let does_not_decode = |e: rkyv::rancor::Error| {
-        Error::corrupt(format!(
-            "the segment footer row at {row_at} does not decode: {e}"
-        ))
-    };
-    let mut validator = Validator::new(
-        ArchiveValidator::with_max_depth(&buffer, std::num::NonZeroUsize::new(ROW_LEVELS)),
-        SharedValidator::new(),
-    );
-    let archived = rkyv::api::access_pos_with_context::<T::Archived, _, rkyv::rancor::Error>(
-        &buffer,
-        at,
-        &mut validator,
-    )
-    .map_err(does_not_decode)?;
-    rkyv::deserialize::<T, rkyv::rancor::Error>(archived).map_err(does_not_decode)
 }
 
 /// The run, then the row (at the answered position), in one aligned buffer,
