@@ -11,10 +11,9 @@ use atlas_wasm::format::codec::decompress_block;
 use atlas_wasm::format::footer::CollectionFooter;
 use atlas_wasm::format::mask::{decode_mask, MaskOpen};
 use atlas_wasm::format::open::{ContainerOpen, Fetched, Need, OpenDecoder, Step};
-use atlas_wasm::format::rows::{row_in, FooterRoot, ROOT_SIZE};
+use atlas_wasm::format::rows::{row_in, Decoded, FooterRoot, Table, ROOT_SIZE};
 use atlas_wasm::format::segment::{
-    decode_segment_footer, decode_segment_trailer, ArrayMeta, BlockMeta, CodecId, DiskValue,
-    SegmentOpen,
+    decode_segment_footer, decode_segment_trailer, CodecId, SegmentOpen,
 };
 use atlas_wasm::{Atlas, ByteSource, MemorySource, ReadOptions, Result};
 
@@ -337,40 +336,49 @@ pub fn segment_rows(data: &[u8]) -> Result<()> {
     let whole = decode_segment_footer(bytes)
         .and_then(|f| f.validate(footer.start).map(|()| f))
         .ok();
-    let picks = |rows: u64| (0..rows.min(8)).chain(rows.saturating_sub(8).max(8)..rows);
+    let whole = whole.as_ref();
+    check_rows(bytes, &root.arrays, whole.map(|w| &w.arrays[..]), "array")
+        .and(check_rows(
+            bytes,
+            &root.blocks,
+            whole.map(|w| &w.blocks[..]),
+            "block",
+        ))
+        .and(check_rows(
+            bytes,
+            &root.strings,
+            whole.map(|w| &w.strings[..]),
+            "string",
+        ))
+        .and(check_rows(
+            bytes,
+            &root.values,
+            whole.map(|w| &w.values[..]),
+            "value",
+        ))
+}
+
+/// The first and last eight rows of `table` read alone, each held to the
+/// whole footer's row where there is one; the first error, if any.
+fn check_rows<T: Decoded + std::fmt::Debug>(
+    bytes: &[u8],
+    table: &Table,
+    whole: Option<&[T]>,
+    what: &str,
+) -> Result<()> {
+    let rows = table.rows;
+    let picks = (0..rows.min(8)).chain(rows.saturating_sub(8).max(8)..rows);
     let mut first_error = Ok(());
-    let mut note = |r: Result<()>| {
-        if first_error.is_ok() {
-            first_error = r;
+    for k in picks {
+        match (row_in::<T>(bytes, table, k), whole) {
+            (Ok(row), Some(whole)) => assert_same(&whole[k as usize], &row, what, k),
+            (Ok(_), None) => {}
+            (Err(e), _) => {
+                if first_error.is_ok() {
+                    first_error = Err(e);
+                }
+            }
         }
-    };
-    for k in picks(root.arrays.rows) {
-        let row = row_in::<ArrayMeta>(bytes, &root.arrays, k);
-        if let (Some(whole), Ok(row)) = (&whole, &row) {
-            assert_same(&whole.arrays[k as usize], row, "array", k);
-        }
-        note(row.map(drop));
-    }
-    for k in picks(root.blocks.rows) {
-        let row = row_in::<BlockMeta>(bytes, &root.blocks, k);
-        if let (Some(whole), Ok(row)) = (&whole, &row) {
-            assert_same(&whole.blocks[k as usize], row, "block", k);
-        }
-        note(row.map(drop));
-    }
-    for k in picks(root.strings.rows) {
-        let row = row_in::<String>(bytes, &root.strings, k);
-        if let (Some(whole), Ok(row)) = (&whole, &row) {
-            assert_same(&whole.strings[k as usize], row, "string", k);
-        }
-        note(row.map(drop));
-    }
-    for k in picks(root.values.rows) {
-        let row = row_in::<DiskValue>(bytes, &root.values, k);
-        if let (Some(whole), Ok(row)) = (&whole, &row) {
-            assert_same(&whole.values[k as usize], row, "value", k);
-        }
-        note(row.map(drop));
     }
     first_error
 }

@@ -192,16 +192,7 @@ impl Handle {
     /// write one row per declaring dataset, in dataset order).
     fn ranks(&self, variable: u32, datasets: &[&str]) -> Vec<u64> {
         let footer = &self.footer;
-        let name = footer.variables[variable as usize].name;
-        let attributes = footer.string(name) == DATASET_ATTRS_VARIABLE;
-        let declares: Vec<bool> = footer
-            .schema_pool
-            .iter()
-            .map(|s| match attributes {
-                true => !s.attrs.is_empty(),
-                false => s.arrays.iter().any(|&(n, _)| n == name),
-            })
-            .collect();
+        let declares = self.schemas_with_rows(variable);
         let ordinals: Vec<u64> = datasets
             .iter()
             .map(|d| footer.datasets.get_index_of(*d).unwrap_or(0) as u64)
@@ -264,23 +255,34 @@ impl Handle {
     /// How many datasets declare the variable: what sizes its segment's first read.
     fn datasets_declaring(&self, variable: u32) -> u64 {
         let footer = &self.footer;
+        let declares = self.schemas_with_rows(variable);
+        let count = footer
+            .datasets
+            .values()
+            .filter(|&&schema| declares.get(schema as usize).copied().unwrap_or(false))
+            .count() as u64;
         let name = footer.variables[variable as usize].name;
-        let mut per_schema = vec![0u64; footer.schema_pool.len()];
-        for &schema in footer.datasets.values() {
-            per_schema[schema as usize] += 1;
-        }
+        count.max(if footer.string(name) == DATASET_ATTRS_VARIABLE {
+            footer.datasets.len() as u64
+        } else {
+            0
+        })
+    }
+
+    /// For each schema, whether its datasets have a row in the segment of
+    /// `variable`: they declare the array, or (`_datasets`) any attribute.
+    fn schemas_with_rows(&self, variable: u32) -> Vec<bool> {
+        let footer = &self.footer;
+        let name = footer.variables[variable as usize].name;
+        let attributes = footer.string(name) == DATASET_ATTRS_VARIABLE;
         footer
             .schema_pool
             .iter()
-            .zip(per_schema)
-            .filter(|(s, _)| s.arrays.iter().any(|&(n, _)| n == name))
-            .map(|(_, count)| count)
-            .sum::<u64>()
-            .max(if footer.string(name) == DATASET_ATTRS_VARIABLE {
-                footer.datasets.len() as u64
-            } else {
-                0
+            .map(|s| match attributes {
+                true => !s.attrs.is_empty(),
+                false => s.arrays.iter().any(|&(n, _)| n == name),
             })
+            .collect()
     }
 }
 
