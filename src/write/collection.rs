@@ -1,101 +1,32 @@
 //! [`AtlasWriter`] and [`DatasetWriter`]: a collection built one dataset at a
 //! time, and nothing at the destination until [`AtlasWriter::finish`].
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use indexmap::IndexMap;
 
 use crate::error::{Error, Result};
-use crate::format::container::{encode_header, encode_trailer, FORMAT_VERSION, HEADER_SIZE};
+use crate::format::container::{encode_header, FORMAT_VERSION, HEADER_SIZE};
 use crate::format::dtype::DType;
-use crate::format::footer::{
-    CollectionFooter, InternedSchema, VariableEntry, DATASET_ATTRS_VARIABLE,
-};
-use crate::format::mask::encode_bound_mask;
+use crate::format::footer::{CollectionFooter, VariableEntry, DATASET_ATTRS_VARIABLE};
 use crate::format::value::{Attr, FillValue};
-use crate::read::Atlas;
 use crate::write::element::{Cells, WriteElement};
-use crate::write::mask::{binding_of, crash_point, sync_dir, write_atomically};
+use crate::write::install::{install, io_at, now_ms, write_footer, WorkDir};
+use crate::write::interner::Interner;
 use crate::write::pool::Pool;
 use crate::write::variable::Variable;
-use crate::write::{validate_name, WriterConfig, DATA_FILE, MASK_FILE};
-
-/// Strings, dtypes and schemas of the collection footer, each interned once
-/// in first-seen order (the order atlas-rust's writer interns them).
-#[derive(Default)]
-struct Interner {
-    strings: Vec<String>,
-    string_index: HashMap<String, u32>,
-    dtypes: Vec<DType>,
-    schemas: Vec<InternedSchema>,
-    schema_index: HashMap<InternedSchema, u32>,
-}
-
-impl Interner {
-    fn string(&mut self, s: &str) -> u32 {
-        if let Some(&i) = self.string_index.get(s) {
-            return i;
-        }
-        let i = self.strings.len() as u32;
-        self.strings.push(s.to_string());
-        self.string_index.insert(s.to_string(), i);
-        i
-    }
-
-    fn dtype(&mut self, dtype: &DType) -> u32 {
-        match self.dtypes.iter().position(|d| d == dtype) {
-            Some(i) => i as u32,
-            None => {
-                self.dtypes.push(dtype.clone());
-                self.dtypes.len() as u32 - 1
-            }
-        }
-    }
-
-    fn schema(
-        &mut self,
-        arrays: &IndexMap<String, DType>,
-        attrs: &[(String, Attr)],
-        array_attrs: &[(u32, Vec<(String, Attr)>)],
-    ) -> u32 {
-        let mut schema = InternedSchema::default();
-        for (name, dtype) in arrays {
-            schema.arrays.push((self.string(name), self.dtype(dtype)));
-        }
-        for (key, value) in attrs {
-            schema
-                .attrs
-                .push((self.string(key), self.dtype(&value.dtype())));
-        }
-        for (position, keyed) in array_attrs {
-            let keys = keyed
-                .iter()
-                .map(|(k, v)| (self.string(k), self.dtype(&v.dtype())))
-                .collect();
-            schema.array_attrs.push((*position, keys));
-        }
-        if let Some(&i) = self.schema_index.get(&schema) {
-            return i;
-        }
-        let i = self.schemas.len() as u32;
-        self.schema_index.insert(schema.clone(), i);
-        self.schemas.push(schema);
-        i
-    }
-}
+use crate::write::{validate_name, WriterConfig};
 
 /// Everything the datasets of one writer share.
 struct State {
-    dir: PathBuf,
-    /// Hidden directory beside the destination: the container under
-    /// construction and one scratch file per variable. Same file system as
-    /// the destination, so the final rename is atomic.
-    work: PathBuf,
+    /// The container under construction and one scratch file per variable;
+    /// before `finish` it holds everything, so a writer dropped unfinished
+    /// leaves the destination as it was.
+    work: WorkDir,
     config: WriterConfig,
     /// Compresses closed blocks while the caller packs the next ones.
     pool: Arc<Pool>,
@@ -113,7 +44,7 @@ struct State {
 impl State {
     fn variable(&mut self, name: &str) -> &mut Variable {
         if !self.variables.contains_key(name) {
-            let scratch = self.work.join(format!("v{}", self.variables.len()));
+            let scratch = self.work.path.join(format!("v{}", self.variables.len()));
             self.variables.insert(
                 name.to_string(),
                 Variable::new(&self.config, scratch, self.pool.clone()),
@@ -129,14 +60,6 @@ impl State {
             ));
         }
         Ok(())
-    }
-}
-
-impl Drop for State {
-    fn drop(&mut self) {
-        // Finished or not, the work directory goes; before finish it holds
-        // everything, so the destination is left as it was.
-        let _ = std::fs::remove_dir_all(&self.work);
     }
 }
 
@@ -159,22 +82,11 @@ pub struct AtlasWriter {
     state: Arc<Mutex<State>>,
 }
 
-static WORK_DIRS: AtomicU64 = AtomicU64::new(0);
-
 impl AtlasWriter {
     /// Starts a collection in directory `dir`, creating it when absent.
     pub fn create(dir: impl AsRef<Path>, config: WriterConfig) -> Result<AtlasWriter> {
-        let dir = dir.as_ref().to_path_buf();
-        std::fs::create_dir_all(&dir).map_err(|e| io_at(e, &dir))?;
-        let work = dir.join(format!(
-            ".atlas-write-{}-{}",
-            std::process::id(),
-            WORK_DIRS.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir(&work).map_err(|e| io_at(e, &work))?;
         let state = State {
-            dir,
-            work,
+            work: WorkDir::create(dir.as_ref())?,
             config,
             pool: Pool::for_this_machine(),
             interner: Interner::default(),
@@ -230,10 +142,8 @@ impl AtlasWriter {
 
     /// Writes the segments, the footer and the trailer, then renames the
     /// container to `data.atlas`. A `deleted.mask` left by an earlier
-    /// collection in the directory names datasets of that collection, not of
-    /// this one: it is first bound to the old container (which then still
-    /// reads as before), so that next to the new one it hides nothing, and
-    /// removed once the new container is in place. Killed at any step, the
+    /// collection in the directory is bound to the old container first, so
+    /// it never hides datasets of the new one; killed at any step, the
     /// directory reads as the old collection or the new one
     /// (docs/write-path.md, "Crash safety").
     pub fn finish(self) -> Result<()> {
@@ -248,7 +158,7 @@ impl AtlasWriter {
         let mut entries = std::mem::take(&mut state.entries);
         entries.sort_by_key(|(call, _, _)| *call);
 
-        let staging = state.work.join(DATA_FILE);
+        let staging = state.work.staging();
         let file = File::create(&staging).map_err(|e| io_at(e, &staging))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         out.write_all(&encode_header())?;
@@ -282,58 +192,12 @@ impl AtlasWriter {
                 .map(|(_, name, schema)| (name, schema))
                 .collect(),
         };
-        let packed = footer.to_msgpack()?;
-        let compressed = zstd::stream::encode_all(packed.as_slice(), 0)?;
-        out.write_all(&compressed)?;
-        out.write_all(&encode_trailer(compressed.len() as u64))?;
+        write_footer(&mut out, &footer)?;
         let file = out.into_inner().map_err(|e| Error::Io(e.to_string()))?;
         file.sync_all()?;
         drop(file);
-        crash_point("container-synced");
-        let mask = state.dir.join(MASK_FILE);
-        let had_mask = mask.exists();
-        if had_mask {
-            bind_old_mask(&state.dir)?;
-        }
-        let target = state.dir.join(DATA_FILE);
-        std::fs::rename(&staging, &target).map_err(|e| io_at(e, &target))?;
-        crash_point("container-renamed");
-        if had_mask {
-            std::fs::remove_file(&mask).map_err(|e| io_at(e, &mask))?;
-            crash_point("mask-removed");
-        }
-        sync_dir(&target)
+        install(&state.work)
     }
-}
-
-/// Readies the old mask in `dir` for the container rename. When the old
-/// collection opens, its mask is rewritten bound to the old container,
-/// hiding what it hides now. When the container alone does not open, no
-/// reader sees a collection with or without the mask: it goes now. When only
-/// the mask fails, readers fail on it until it goes, after the rename.
-fn bind_old_mask(dir: &Path) -> Result<()> {
-    let mask = dir.join(MASK_FILE);
-    if let Ok(old) = at_once(Atlas::open_path(dir))? {
-        let bound = encode_bound_mask(old.deleted_ordinals(), &binding_of(&old));
-        return write_atomically(&mask, &bound);
-    }
-    let container_opens = match crate::source::FileSource::open(dir.join(DATA_FILE)) {
-        Ok(data) => at_once(Atlas::open(Arc::new(data), None))?.is_ok(),
-        Err(_) => false,
-    };
-    if container_opens {
-        return Ok(());
-    }
-    std::fs::remove_file(&mask).map_err(|e| io_at(e, &mask))
-}
-
-/// The answer of a future over local files, which is ready at its first
-/// poll. No executor: `finish` also runs inside one (an async `rewrite`).
-fn at_once<T>(future: impl std::future::Future<Output = T>) -> Result<T> {
-    use futures_util::FutureExt;
-    future
-        .now_or_never()
-        .ok_or_else(|| Error::Internal("a local file read did not complete at once".into()))
 }
 
 /// Builds one dataset. Arrays go straight into the shared variables; the
@@ -557,18 +421,4 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     // A panic mid-write leaves the state unusable for a collection, but Drop
     // must still clean up, so a poisoned lock is taken as it is.
     state.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
-
-pub(crate) fn io_at(e: std::io::Error, path: &Path) -> Error {
-    let message = format!("{}: {e}", path.display());
-    match e.kind() {
-        std::io::ErrorKind::NotFound => Error::NotFound(message),
-        _ => Error::Io(message),
-    }
 }

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::format::mask::{encode_bound_mask, MaskBinding};
 use crate::read::Atlas;
-use crate::write::collection::io_at;
+use crate::write::install::io_at;
 use crate::write::MASK_FILE;
 
 /// What a deletion did.

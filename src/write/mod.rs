@@ -13,6 +13,8 @@ mod blocks;
 mod chunk;
 mod collection;
 mod element;
+mod install;
+mod interner;
 pub(crate) mod mask;
 mod pool;
 mod pools;

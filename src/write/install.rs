@@ -1,0 +1,134 @@
+//! The last steps every writer of a whole container shares: a hidden work
+//! directory beside the destination, the collection footer and trailer, and
+//! the rename that makes the new container the collection.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::format::container::encode_trailer;
+use crate::format::footer::CollectionFooter;
+use crate::format::mask::encode_bound_mask;
+use crate::read::Atlas;
+use crate::write::mask::{binding_of, crash_point, sync_dir, write_atomically};
+use crate::write::{DATA_FILE, MASK_FILE};
+
+/// A hidden directory inside the destination that holds everything under
+/// construction. Same file system as the destination, so the final rename
+/// is atomic; removed when dropped, finished or not.
+pub(crate) struct WorkDir {
+    /// The collection directory.
+    pub(crate) dir: PathBuf,
+    /// The hidden directory inside it.
+    pub(crate) path: PathBuf,
+}
+
+static WORK_DIRS: AtomicU64 = AtomicU64::new(0);
+
+impl WorkDir {
+    /// Creates `dir` when absent, and a fresh work directory inside it.
+    pub(crate) fn create(dir: &Path) -> Result<WorkDir> {
+        std::fs::create_dir_all(dir).map_err(|e| io_at(e, dir))?;
+        let path = dir.join(format!(
+            ".atlas-write-{}-{}",
+            std::process::id(),
+            WORK_DIRS.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir(&path).map_err(|e| io_at(e, &path))?;
+        Ok(WorkDir {
+            dir: dir.to_path_buf(),
+            path,
+        })
+    }
+
+    /// Where the container is staged.
+    pub(crate) fn staging(&self) -> PathBuf {
+        self.path.join(DATA_FILE)
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+    }
+}
+
+/// Appends the collection footer (msgpack, zstd) and the container trailer.
+pub(crate) fn write_footer(out: &mut impl Write, footer: &CollectionFooter) -> Result<()> {
+    let packed = footer.to_msgpack()?;
+    let compressed = zstd::stream::encode_all(packed.as_slice(), 0)?;
+    out.write_all(&compressed)?;
+    out.write_all(&encode_trailer(compressed.len() as u64))?;
+    Ok(())
+}
+
+/// Renames the synced container staged in `work` to `data.atlas`. A
+/// `deleted.mask` left by an earlier collection in the directory names
+/// datasets of that collection, not of this one: it is first bound to the
+/// old container (which then still reads as before), so that next to the
+/// new one it hides nothing, and removed once the new container is in
+/// place. Killed at any step, the directory reads as the old collection or
+/// the new one (docs/write-path.md, "Crash safety").
+pub(crate) fn install(work: &WorkDir) -> Result<()> {
+    crash_point("container-synced");
+    let mask = work.dir.join(MASK_FILE);
+    let had_mask = mask.exists();
+    if had_mask {
+        bind_old_mask(&work.dir)?;
+    }
+    let target = work.dir.join(DATA_FILE);
+    let staging = work.staging();
+    std::fs::rename(&staging, &target).map_err(|e| io_at(e, &target))?;
+    crash_point("container-renamed");
+    if had_mask {
+        std::fs::remove_file(&mask).map_err(|e| io_at(e, &mask))?;
+        crash_point("mask-removed");
+    }
+    sync_dir(&target)
+}
+
+/// Readies the old mask in `dir` for the container rename. When the old
+/// collection opens, its mask is rewritten bound to the old container,
+/// hiding what it hides now. When the container alone does not open, no
+/// reader sees a collection with or without the mask: it goes now. When only
+/// the mask fails, readers fail on it until it goes, after the rename.
+fn bind_old_mask(dir: &Path) -> Result<()> {
+    let mask = dir.join(MASK_FILE);
+    if let Ok(old) = at_once(Atlas::open_path(dir))? {
+        let bound = encode_bound_mask(old.deleted_ordinals(), &binding_of(&old));
+        return write_atomically(&mask, &bound);
+    }
+    let container_opens = match crate::source::FileSource::open(dir.join(DATA_FILE)) {
+        Ok(data) => at_once(Atlas::open(Arc::new(data), None))?.is_ok(),
+        Err(_) => false,
+    };
+    if container_opens {
+        return Ok(());
+    }
+    std::fs::remove_file(&mask).map_err(|e| io_at(e, &mask))
+}
+
+/// The answer of a future over local files, which is ready at its first
+/// poll. No executor: writers also run inside one (an async `rewrite`).
+pub(crate) fn at_once<T>(future: impl std::future::Future<Output = T>) -> Result<T> {
+    use futures_util::FutureExt;
+    future
+        .now_or_never()
+        .ok_or_else(|| Error::Internal("a local file read did not complete at once".into()))
+}
+
+pub(crate) fn io_at(e: std::io::Error, path: &Path) -> Error {
+    let message = format!("{}: {e}", path.display());
+    match e.kind() {
+        std::io::ErrorKind::NotFound => Error::NotFound(message),
+        _ => Error::Io(message),
+    }
+}
+
+pub(crate) fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
