@@ -5,6 +5,7 @@
 //! - [`AtlasWriter`] / [`DatasetWriter`]: build a collection in a directory.
 //! - [`delete_datasets`]: hide datasets through `deleted.mask`, atomically.
 //! - [`rewrite`]: copy a collection's live datasets into a new one.
+//! - [`merge`]: join collections built apart into one, blocks copied as they are.
 //!
 //! All bytes come from [`crate::format`]; this module decides what to put
 //! in them: chunk placement, block packing, statistics, pools and order.
@@ -16,6 +17,7 @@ mod element;
 mod install;
 mod interner;
 pub(crate) mod mask;
+mod merge;
 mod pool;
 mod pools;
 mod rewrite;
@@ -25,6 +27,7 @@ mod variable;
 pub use collection::{AtlasWriter, DatasetWriter};
 pub use element::{Cells, WriteElement};
 pub use mask::{delete_datasets, Deletion};
+pub use merge::{merge, MergeSummary};
 pub use rewrite::{rewrite, RewriteSummary};
 
 use crate::error::{Error, Result};

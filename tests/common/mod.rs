@@ -10,6 +10,8 @@ pub mod dump;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use serde_json::Value;
+
 /// The atlas-rust fixture suite, written once per test binary.
 pub fn suite() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
@@ -51,4 +53,39 @@ pub fn collection_dirs(root: &Path) -> Vec<PathBuf> {
 /// Runs a future to completion on this thread: the core needs no runtime.
 pub fn block_on<F: std::future::Future>(f: F) -> F::Output {
     futures_executor::block_on(f)
+}
+
+/// What a copy of a collection's live datasets (a rewrite, a merge) must
+/// keep: everything but the creation time, the count of hidden datasets,
+/// ordinals (hidden datasets leave gaps that close) and declarations only
+/// hidden datasets made.
+pub fn live_contents(mut doc: Value) -> Value {
+    let obj = doc.as_object_mut().unwrap();
+    obj.remove("created_unix_ms");
+    obj.remove("total_datasets");
+    // The sweep walks every name the footer holds, deleted ones included; a
+    // copy drops those from the footer by design.
+    obj.remove("sweep");
+    let mut live_arrays = std::collections::BTreeSet::new();
+    for ds in obj["datasets"].as_array_mut().unwrap() {
+        ds.as_object_mut().unwrap().remove("ordinal");
+        for a in ds["arrays"].as_array().unwrap() {
+            live_arrays.insert(a["name"].as_str().unwrap().to_string());
+        }
+    }
+    obj["arrays"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|a| live_arrays.contains(a.as_str().unwrap()));
+    for key in ["array_stats", "array_stats_by_dataset"] {
+        obj[key]
+            .as_object_mut()
+            .unwrap()
+            .retain(|k, _| live_arrays.contains(k));
+    }
+    obj["attributes_by_dataset"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|e| e["values"] != serde_json::json!([]));
+    doc
 }
