@@ -456,3 +456,102 @@ fn a_truncated_classic_file_is_an_error_not_zeros() {
     );
     assert!(!out.join("c").exists());
 }
+
+/// `create --part I/N` on the same sorted list, joined by `merge`: the
+/// collection atlas-python's one `create` writes, read by both sides alike;
+/// parts past the last file are empty collections that merge as nothing.
+#[test]
+fn parts_created_apart_merge_into_atlas_pythons_collection() {
+    if !python_ready() {
+        return;
+    }
+    let source = corpus("main");
+    let out = scratch("parts");
+    let python = out.join("theirs");
+    assert!(theirs(&source, &python, &["-q"]).status.success());
+    let mut parts = Vec::new();
+    let mut files = Vec::new();
+    for i in 1..=4 {
+        let part = out.join(format!("part{i}"));
+        let made = ours(
+            &source,
+            &part,
+            &["-q", "--json", "--part", &format!("{i}/4")],
+        );
+        assert!(made.status.success(), "part {i}: {}", text(&made.stderr));
+        let summary: Value = serde_json::from_slice(&made.stdout).unwrap();
+        assert_eq!(summary["part"]["index"], i);
+        assert_eq!(summary["part"]["count"], 4);
+        let listed = summary["part"]["files"].as_array().unwrap();
+        // 206 files in four contiguous shares of ⌊206·k/4⌋.
+        assert_eq!(listed.len(), [51, 52, 51, 52][i - 1], "part {i}");
+        assert_eq!(summary["dataset_count"], listed.len());
+        files.extend(listed.iter().cloned());
+        parts.push(part);
+    }
+    let mut sorted = files.clone();
+    sorted.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+    assert_eq!(
+        (files.len(), &files),
+        (206, &sorted),
+        "shares are contiguous and cover all"
+    );
+    let empty = out.join("empty");
+    // Share 1 of 300 of 206 files starts and ends at 0.
+    let made = ours(&source, &empty, &["-q", "--json", "--part", "1/300"]);
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let summary: Value = serde_json::from_slice(&made.stdout).unwrap();
+    assert_eq!(summary["dataset_count"], 0, "{summary}");
+    let list = out.join("parts.txt");
+    let mut lines: Vec<String> = parts.iter().map(|p| p.display().to_string()).collect();
+    lines.insert(2, empty.display().to_string());
+    lines.insert(0, "# the four parts, and an empty one between".into());
+    std::fs::write(&list, lines.join("\n") + "\n").unwrap();
+    let merged = out.join("merged");
+    let joined = Command::new(env!("CARGO_BIN_EXE_atlas"))
+        .args(["merge", "--json", "--list"])
+        .arg(&list)
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(joined.status.success(), "{}", text(&joined.stderr));
+    let summary: Value = serde_json::from_slice(&joined.stdout).unwrap();
+    assert_eq!(
+        (summary["parts"].as_u64(), summary["datasets"].as_u64()),
+        (Some(5), Some(206))
+    );
+    assert_same_collection(&merged, &python);
+
+    let script = r#"
+import sys
+from atlas import _ops
+a, b = sys.argv[1], sys.argv[2]
+names = _ops.list_datasets(a)
+assert names == _ops.list_datasets(b), "names differ"
+for n in names:
+    x, y = _ops.describe_dataset(a, n), _ops.describe_dataset(b, n)
+    if repr(x) != repr(y):
+        sys.exit(f"{n}: {x!r} != {y!r}")
+print(len(names))
+"#;
+    let read = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(&merged)
+        .arg(&python)
+        .output()
+        .unwrap();
+    assert!(read.status.success(), "{}", text(&read.stderr));
+    assert_eq!(text(&read.stdout).trim(), "206");
+
+    for bad in ["0/4", "5/4", "1/0", "x/2", "3"] {
+        let refused = ours(&source, &out.join("bad"), &["--part", bad]);
+        assert!(!refused.status.success(), "{bad}");
+        assert!(
+            text(&refused.stderr).contains("a part is I/N"),
+            "{bad}: {}",
+            text(&refused.stderr)
+        );
+        assert!(!out.join("bad").exists());
+    }
+}

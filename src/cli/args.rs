@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-use super::{create, get, info, ls, rewrite, rm, show};
+use super::{create, get, info, ls, merge, rewrite, rm, show};
 use crate::write::Codec;
 
 #[derive(Parser)]
@@ -14,7 +14,7 @@ use crate::write::Codec;
     version,
     about = "Build, inspect, trim and rewrite atlas collections: thousands of N-dimensional datasets in one \
              immutable file, local or over HTTP.",
-    after_help = "A collection is a local directory or an http(s):// URL of one. create, rm and rewrite write locally."
+    after_help = "A collection is a local directory or an http(s):// URL of one. create, rm, rewrite and merge write locally."
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
@@ -75,6 +75,15 @@ pub(crate) enum Command {
                             readable until the copy is complete."
     )]
     Rewrite(rewrite::Args),
+    /// join collections built apart (`create --part`) into one
+    #[command(
+        long_about = "Writes one collection holding the parts' live datasets in part order, value for value. \
+                            Each variable's compressed blocks are copied as they are (no decompression) and one \
+                            new segment footer lists every dataset's array; the collection footer comes out as a \
+                            single create would write it. A dataset name in two parts, parts of different codecs \
+                            or a part that is not a collection fail, leaving the destination as it was."
+    )]
+    Merge(merge::Args),
     /// convert an Atria dataset cache into one collection per split
     #[cfg(feature = "atria")]
     #[command(

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::ingest::{self, CreateOptions, CreateSummary, Event};
+use crate::ingest::{self, CreateOptions, CreateSummary, Event, FilePart};
 
 use super::args::{parse_size, CodecArg, Json};
 use super::log::{self, Level};
@@ -41,6 +41,10 @@ pub(crate) struct Args {
     /// leave out arrays of a type atlas cannot store instead of failing the file
     #[arg(long)]
     skip_unsupported: bool,
+    /// build only the I-th of N contiguous shares of the sorted file list
+    /// (e.g. 2/8), to be joined with `atlas merge`
+    #[arg(long, value_name = "I/N")]
+    part: Option<String>,
     /// do not list files as they are written
     #[arg(short, long)]
     quiet: bool,
@@ -62,6 +66,12 @@ pub(crate) fn run(args: Args) -> Result<Outcome, CliError> {
         skip_errors: args.skip_errors,
         skip_unsupported: args.skip_unsupported,
         workers: args.workers,
+        part: args
+            .part
+            .as_deref()
+            .map(FilePart::parse)
+            .transpose()
+            .map_err(|e| CliError::new(e.to_string()))?,
     };
     let mut width = 1;
     let mut on_event = |event: Event<'_>| match event {
@@ -118,7 +128,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, CliError> {
         ),
     );
     if args.json.json {
-        print(&(to_py(&summary, destination).json() + "\n"))?;
+        print(&(to_py(&summary, destination, options.part).json() + "\n"))?;
         return Ok(Outcome::Done);
     }
     print(&format!(
@@ -169,8 +179,9 @@ fn parse_chunks(text: Option<&str>) -> Result<BTreeMap<String, Vec<u64>>, CliErr
 }
 
 /// The summary in atlas-python's JSON shape.
-fn to_py(summary: &CreateSummary, destination: &str) -> Py {
-    Py::dict([
+/// With `--part`, a `part` entry says which share and which files.
+fn to_py(summary: &CreateSummary, destination: &str, part: Option<FilePart>) -> Py {
+    let mut dict = Py::dict([
         ("destination", Py::str(destination)),
         (
             "written",
@@ -215,5 +226,20 @@ fn to_py(summary: &CreateSummary, destination: &str) -> Py {
             ),
         ),
         ("dataset_count", Py::int(summary.written.len() as i64)),
-    ])
+    ]);
+    if let (Some(part), Py::Dict(entries)) = (part, &mut dict) {
+        let files = summary.files.iter();
+        entries.push((
+            "part".into(),
+            Py::dict([
+                ("index", Py::int(part.index as i64)),
+                ("count", Py::int(part.count as i64)),
+                (
+                    "files",
+                    Py::List(files.map(|f| Py::str(f.display().to_string())).collect()),
+                ),
+            ]),
+        ));
+    }
+    dict
 }

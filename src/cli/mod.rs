@@ -1,5 +1,5 @@
 //! The `atlas` command (feature `cli`): atlas-python's `create`, `ls`,
-//! `show`, `info` and `rm`, with the same output, plus `get` and `rewrite`.
+//! `show`, `info` and `rm`, with the same output, plus `get`, `rewrite` and `merge`.
 //! Every reading command takes a local directory, an `http(s)://` URL of
 //! one, or (feature `cloud`) a bucket prefix.
 //!
@@ -19,6 +19,7 @@ mod import_atria;
 mod info;
 mod log;
 mod ls;
+mod merge;
 mod output;
 mod py;
 mod rewrite;
@@ -109,6 +110,7 @@ fn run(command: Command) -> Result<Outcome, CliError> {
         Command::Rm(args) => rm::run(args),
         Command::Get(args) => block_on(get::run(args)),
         Command::Rewrite(args) => block_on(rewrite::run(args)),
+        Command::Merge(args) => merge::run(args),
         #[cfg(feature = "atria")]
         Command::ImportAtria(args) => return import_atria::run(args),
     };

@@ -53,6 +53,43 @@ pub struct CreateOptions {
     pub skip_unsupported: bool,
     /// Files read and written at once (libnetcdf calls still take turns).
     pub workers: usize,
+    /// Build only this share of the sorted file list (`atlas create --part`).
+    pub part: Option<FilePart>,
+}
+
+/// The `index`-th (from 1) of `count` contiguous, near-equal shares of the
+/// sorted file list: parts built anywhere join into one collection with
+/// [`crate::write::merge`], in index order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FilePart {
+    /// Which share, from 1.
+    pub index: usize,
+    /// How many shares.
+    pub count: usize,
+}
+
+impl FilePart {
+    /// Parses `I/N`, 1 ≤ I ≤ N.
+    pub fn parse(text: &str) -> Result<FilePart, CreateError> {
+        let bad = || {
+            CreateError::InvalidOption(format!(
+                "a part is I/N with 1 <= I <= N (e.g. 2/8), not '{text}'"
+            ))
+        };
+        let (index, count) = text.split_once('/').ok_or_else(bad)?;
+        let number = |s: &str| s.trim().parse::<usize>().map_err(|_| bad());
+        let (index, count) = (number(index)?, number(count)?);
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(FilePart { index, count })
+    }
+
+    /// This part's share of `files`: share `i` of `n` starts at `⌊(i-1)·len/n⌋`.
+    pub fn of<'a, T>(&self, files: &'a [T]) -> &'a [T] {
+        let at = |k: usize| (k as u128 * files.len() as u128 / self.count as u128) as usize;
+        &files[at(self.index - 1)..at(self.index)]
+    }
 }
 
 impl Default for CreateOptions {
@@ -66,6 +103,7 @@ impl Default for CreateOptions {
             skip_errors: false,
             skip_unsupported: false,
             workers: 1,
+            part: None,
         }
     }
 }
@@ -95,6 +133,8 @@ pub struct SkippedArray {
 /// What a run did, in file order whatever `workers` is.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct CreateSummary {
+    /// The files this run read, sorted (under `part`, its share alone).
+    pub files: Vec<PathBuf>,
     /// Datasets written.
     pub written: Vec<String>,
     /// Files left out.
@@ -192,12 +232,17 @@ pub fn create(
             "the chunk budget must be at least 1 byte".into(),
         ));
     }
-    let files = find_netcdf_files(source, options.recursive)?;
+    let mut files = find_netcdf_files(source, options.recursive)?;
     if files.is_empty() {
         return Err(CreateError::NoInput(format!(
             "no NetCDF files under {}",
             source.display()
         )));
+    }
+    if let Some(part) = options.part {
+        // A share may be empty (more parts than files): an empty
+        // collection, which merges as nothing.
+        files = part.of(&files).to_vec();
     }
     let existed = destination.exists();
     let result = run(&files, destination, options, on_event);
@@ -385,9 +430,36 @@ impl<'a> Book<'a> {
         self.skipped.sort_by_key(|(i, _)| *i);
         self.skipped_arrays.sort_by_key(|(i, _)| *i);
         CreateSummary {
+            files: self.files.to_vec(),
             written: self.written.into_iter().map(|(_, n)| n).collect(),
             skipped: self.skipped.into_iter().map(|(_, s)| s).collect(),
             skipped_arrays: self.skipped_arrays.into_iter().map(|(_, s)| s).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod part_tests {
+    use super::FilePart;
+
+    #[test]
+    fn shares_are_contiguous_near_equal_and_cover_every_file() {
+        let files: Vec<u32> = (0..10).collect();
+        for count in 1..=13 {
+            let mut joined = Vec::new();
+            for index in 1..=count {
+                let share = FilePart { index, count }.of(&files);
+                assert!(share.len() == 10 / count || share.len() == 10 / count + 1);
+                joined.extend_from_slice(share);
+            }
+            assert_eq!(joined, files, "{count} parts");
+        }
+        assert_eq!(
+            FilePart::parse(" 2/8").unwrap(),
+            FilePart { index: 2, count: 8 }
+        );
+        for bad in ["0/3", "4/3", "1/0", "a/b", "2", "1/2/3", "-1/2"] {
+            assert!(FilePart::parse(bad).is_err(), "{bad}");
         }
     }
 }
