@@ -26,7 +26,7 @@ fi
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "== installing examples/requirements-test.txt into $venv"
   start=$SECONDS
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r examples/requirements-test.txt
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-cache-dir -r examples/requirements-test.txt
   echo "$want" > "$stamp"
   echo "== installed in $((SECONDS - start))s"
 fi

@@ -26,6 +26,9 @@ done
 echo "== native tests and doc tests (core, interop with atlas-rust and atlas-python, writer, CLI)"
 cargo test --workspace --all-features
 
+echo "== Dask and Ray recipes: parts built as cluster tasks, merged on the driver (uses target/debug/atlas)"
+bash examples/run_tests.sh
+
 echo "== wasm and npm package tests (Node, workerd, headless Chromium, wasm-bindgen)"
 bash js/scripts/test.sh
 

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::format::container::encode_trailer;
 use crate::format::footer::CollectionFooter;
 use crate::format::mask::encode_bound_mask;
+use crate::format::segment::{SegmentFooter, SEGMENT_MAGIC, SEGMENT_TRAILER_SIZE};
 use crate::read::Atlas;
 use crate::write::mask::{binding_of, crash_point, sync_dir, write_atomically};
 use crate::write::{DATA_FILE, MASK_FILE};
@@ -62,6 +63,25 @@ pub(crate) fn write_footer(out: &mut impl Write, footer: &CollectionFooter) -> R
     out.write_all(&compressed)?;
     out.write_all(&encode_trailer(compressed.len() as u64))?;
     Ok(())
+}
+
+/// Appends a segment footer and its trailer, serialized straight into
+/// `out`: a footer of a million arrays is ~330 MB, which is then never held
+/// as bytes beside the decoded footer. Returns the bytes written.
+pub(crate) fn write_segment_footer(out: &mut impl Write, footer: &SegmentFooter) -> Result<u64> {
+    // rkyv writes field by field: buffered, whatever `out` is.
+    let buffered = std::io::BufWriter::with_capacity(1 << 18, &mut *out);
+    let writer = rkyv::api::high::to_bytes_in::<_, rkyv::rancor::Error>(
+        footer,
+        rkyv::ser::writer::IoWriter::new(buffered),
+    )
+    .map_err(|e| Error::Io(format!("a segment footer did not serialize: {e}")))?;
+    let len = rkyv::ser::Positional::pos(&writer) as u64;
+    let mut buffered = writer.into_inner();
+    buffered.write_all(&len.to_le_bytes())?;
+    buffered.write_all(&SEGMENT_MAGIC)?;
+    buffered.flush()?;
+    Ok(len + SEGMENT_TRAILER_SIZE)
 }
 
 /// Renames the synced container staged in `work` to `data.atlas`. A

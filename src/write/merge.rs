@@ -20,11 +20,13 @@ use crate::error::{Error, Result};
 use crate::format::container::{encode_header, FORMAT_VERSION, HEADER_SIZE};
 use crate::format::footer::{CollectionFooter, VariableEntry, DATASET_ATTRS_VARIABLE};
 use crate::format::segment::{
-    decode_segment_footer, decode_segment_trailer, encode_segment_footer, ArrayMeta, BlockId,
-    BlockMeta, SegmentFooter, SEGMENT_TRAILER_SIZE, SEGMENT_VERSION,
+    decode_segment_footer, decode_segment_trailer, ArrayMeta, BlockId, BlockMeta, SegmentFooter,
+    SEGMENT_TRAILER_SIZE, SEGMENT_VERSION,
 };
 use crate::read::Atlas;
-use crate::write::install::{at_once, install, io_at, now_ms, write_footer, WorkDir};
+use crate::write::install::{
+    at_once, install, io_at, now_ms, write_footer, write_segment_footer, WorkDir,
+};
 use crate::write::interner::Interner;
 use crate::write::pools::Pools;
 use crate::write::DATA_FILE;
@@ -435,9 +437,7 @@ fn merge_variable(
         return Ok(None);
     }
     (merged.strings, merged.values) = pools.finish();
-    let footer = encode_segment_footer(&merged)?;
-    out.write_all(&footer)?;
-    Ok(Some(data_len + footer.len() as u64))
+    Ok(Some(data_len + write_segment_footer(out, &merged)?))
 }
 
 fn missing(part: &Part, dataset: &str, variable: &str) -> Error {

@@ -13,14 +13,13 @@ use indexmap::IndexMap;
 
 use crate::error::{Error, Result};
 use crate::format::dtype::DType;
-use crate::format::segment::{
-    encode_segment_footer, ArrayMeta, ChunkEntry, SegmentFooter, SEGMENT_VERSION,
-};
+use crate::format::segment::{ArrayMeta, ChunkEntry, SegmentFooter, SEGMENT_VERSION};
 use crate::format::value::{Attr, FillValue};
 use crate::nd::{c_order, for_each_run};
 use crate::write::blocks::{BlockPacker, Placement};
 use crate::write::chunk::ChunkBuf;
 use crate::write::element::Cells;
+use crate::write::install::write_segment_footer;
 use crate::write::pool::Pool;
 use crate::write::pools::Pools;
 use crate::write::stats::{self, Partial};
@@ -338,7 +337,6 @@ impl Variable {
             values,
             arrays: metas,
         };
-        let footer = encode_segment_footer(&footer)?;
         if data_len > 0 {
             let mut data = std::fs::File::open(&scratch)?;
             let copied = std::io::copy(&mut data, out)?;
@@ -352,8 +350,7 @@ impl Variable {
             // Reclaim the scratch copy now, not at the end.
             let _ = std::fs::remove_file(&scratch);
         }
-        out.write_all(&footer)?;
-        Ok(data_len + footer.len() as u64)
+        Ok(data_len + write_segment_footer(out, &footer)?)
     }
 
     /// Bytes this variable holds in memory (the open block).
