@@ -228,3 +228,75 @@ fn samples_whose_content_is_gone_are_reported_and_skipped() {
     assert!(atlas.list_datasets().iter().any(|n| n == "test-0-000000"));
     assert!(!dst.join("train").exists());
 }
+
+/// `import-atria --part I/N` takes contiguous shares of each split's
+/// samples; merged split by split they are the whole import, value for
+/// value, as atlas-rust and we read it.
+#[test]
+fn parts_of_an_import_merge_into_the_whole_import() {
+    let Some(dir) = corpus() else { return };
+    let source = delta_config(dir);
+    let whole = scratch("parts-whole");
+    let (out, summary) = import(&source, &whole);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let splits: Vec<String> = summary["splits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["split"].as_str().unwrap().to_string())
+        .collect();
+    assert!(splits.len() >= 2, "{splits:?}");
+    let root = scratch("parts");
+    let mut parts = Vec::new();
+    for i in 1..=3 {
+        let dst = root.join(format!("part{i}"));
+        let out = atlas(&[
+            "import-atria",
+            source.to_str().unwrap(),
+            dst.to_str().unwrap(),
+            "--json",
+            "--part",
+            &format!("{i}/3"),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let summary: Json = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(summary["part"]["index"], i);
+        for s in summary["splits"].as_array().unwrap() {
+            let rows = s["rows"].as_array().unwrap();
+            let len = rows[1].as_u64().unwrap() - rows[0].as_u64().unwrap();
+            assert_eq!(s["written"].as_array().unwrap().len() as u64, len, "{s}");
+        }
+        parts.push(dst);
+    }
+    let strip = |mut v: Json| {
+        v.as_object_mut().unwrap().remove("created_unix_ms");
+        v
+    };
+    for split in &splits {
+        let merged = root.join("merged").join(split);
+        let mut args = vec!["merge".to_string()];
+        args.extend(parts.iter().map(|p| p.join(split).display().to_string()));
+        args.push(merged.display().to_string());
+        let out = atlas(&args.iter().map(String::as_str).collect::<Vec<_>>());
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (ours, theirs) = (read_both(&merged), read_both(&whole.join(split)));
+        assert_eq!(ours.list_datasets(), theirs.list_datasets(), "{split}");
+        let diffs = differences(
+            &strip(block_on(dump(&ours)).unwrap()),
+            &strip(block_on(dump(&theirs)).unwrap()),
+        );
+        assert!(diffs.is_empty(), "{split}: {}", diffs.join("\n"));
+    }
+}

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::ingest::{self, CreateOptions, CreateSummary, Event, FilePart};
+use crate::ingest::{self, CreateOptions, CreateSummary, Event, Part};
 
 use super::args::{parse_size, CodecArg, Json};
 use super::log::{self, Level};
@@ -69,7 +69,7 @@ pub(crate) fn run(args: Args) -> Result<Outcome, CliError> {
         part: args
             .part
             .as_deref()
-            .map(FilePart::parse)
+            .map(Part::parse)
             .transpose()
             .map_err(|e| CliError::new(e.to_string()))?,
     };
@@ -180,7 +180,7 @@ fn parse_chunks(text: Option<&str>) -> Result<BTreeMap<String, Vec<u64>>, CliErr
 
 /// The summary in atlas-python's JSON shape.
 /// With `--part`, a `part` entry says which share and which files.
-fn to_py(summary: &CreateSummary, destination: &str, part: Option<FilePart>) -> Py {
+fn to_py(summary: &CreateSummary, destination: &str, part: Option<Part>) -> Py {
     let mut dict = Py::dict([
         ("destination", Py::str(destination)),
         (

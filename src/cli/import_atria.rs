@@ -7,6 +7,7 @@ use std::path::Path;
 use futures_executor::block_on;
 
 use crate::atria::{AtriaCache, Check, DirStore, Split, Value};
+use crate::ingest::Part;
 use crate::write::{validate_name, AtlasWriter, DatasetWriter, WriteElement, WriterConfig};
 use crate::{ArrayData, Attr, Error, NdArray};
 
@@ -25,6 +26,10 @@ pub(crate) struct Args {
     /// import this split only (default: every split)
     #[arg(long, value_name = "S")]
     split: Option<String>,
+    /// import only the I-th of N contiguous shares of each split's samples
+    /// (e.g. 2/8), to be joined with `atlas merge`
+    #[arg(long, value_name = "I/N")]
+    part: Option<String>,
     /// do not report progress
     #[arg(short, long)]
     quiet: bool,
@@ -36,6 +41,8 @@ pub(crate) struct Args {
 struct SplitSummary {
     split: String,
     collection: String,
+    /// The samples read (all of them, or the part's share).
+    rows: std::ops::Range<u64>,
     written: Vec<String>,
     recovered: Vec<(String, String, Check)>,
     skipped: Vec<(String, String)>,
@@ -44,6 +51,12 @@ struct SplitSummary {
 /// Runs the import; [`Outcome::Partial`] when samples were skipped.
 pub(crate) fn run(args: Args) -> Result<Outcome, CliError> {
     let destination = sources::local(&args.destination, "import-atria")?;
+    let part = args
+        .part
+        .as_deref()
+        .map(Part::parse)
+        .transpose()
+        .map_err(|e| CliError::new(e.to_string()))?;
     let cache = block_on(AtriaCache::open(DirStore::new(&args.source)))?;
     let splits: Vec<String> = match &args.split {
         Some(s) => vec![s.clone()],
@@ -53,19 +66,20 @@ pub(crate) fn run(args: Args) -> Result<Outcome, CliError> {
     for name in &splits {
         let split = block_on(cache.split(name))?;
         let dir = destination.join(name);
+        let rows = part.map_or(0..split.num_rows(), |p| p.range(split.num_rows()));
         if !args.quiet && !args.json.json {
             eprintln!(
                 "Writing {} from {} sample(s) of split '{name}' ({})",
                 dir.display(),
-                split.num_rows(),
+                rows.end - rows.start,
                 cache.backend()
             );
         }
-        summaries.push(import_split(&split, &dir)?);
+        summaries.push(import_split(&split, &dir, rows)?);
     }
     let skipped: usize = summaries.iter().map(|s| s.skipped.len()).sum();
     if args.json.json {
-        print(&(to_py(&summaries, &args.destination).json() + "\n"))?;
+        print(&(to_py(&summaries, &args.destination, part).json() + "\n"))?;
     } else {
         for s in &summaries {
             print(&format!(
@@ -86,17 +100,22 @@ pub(crate) fn run(args: Args) -> Result<Outcome, CliError> {
     })
 }
 
-fn import_split(split: &Split, dir: &Path) -> Result<SplitSummary, CliError> {
+fn import_split(
+    split: &Split,
+    dir: &Path,
+    rows: std::ops::Range<u64>,
+) -> Result<SplitSummary, CliError> {
     let writer = AtlasWriter::create(dir, WriterConfig::default())?;
     let mut summary = SplitSummary {
         split: split.name().to_string(),
         collection: dir.join(crate::write::DATA_FILE).display().to_string(),
+        rows: rows.clone(),
         written: Vec::new(),
         recovered: Vec::new(),
         skipped: Vec::new(),
     };
     let fields = content_fields(split);
-    for index in 0..split.num_rows() {
+    for index in rows {
         let row = block_on(split.row(index))?;
         let key = sample_key(&row, index);
         let name = dataset_name(&key, index);
@@ -369,9 +388,10 @@ fn json_text(value: &Value) -> String {
 }
 
 /// The summary as JSON.
-fn to_py(summaries: &[SplitSummary], destination: &str) -> Py {
+/// With `--part`, each split says which samples it holds (`rows`: start, end).
+fn to_py(summaries: &[SplitSummary], destination: &str, part: Option<Part>) -> Py {
     let split = |s: &SplitSummary| {
-        Py::dict([
+        let mut entries = vec![
             ("split", Py::str(s.split.as_str())),
             ("collection", Py::str(s.collection.as_str())),
             (
@@ -416,9 +436,14 @@ fn to_py(summaries: &[SplitSummary], destination: &str) -> Py {
                         .collect(),
                 ),
             ),
-        ])
+        ];
+        if part.is_some() {
+            let rows = [s.rows.start, s.rows.end].map(|r| Py::int(r as i64));
+            entries.push(("rows", Py::List(rows.into())));
+        }
+        Py::dict(entries)
     };
-    Py::dict([
+    let mut dict = Py::dict([
         ("destination", Py::str(destination)),
         ("splits", Py::List(summaries.iter().map(split).collect())),
         (
@@ -430,5 +455,15 @@ fn to_py(summaries: &[SplitSummary], destination: &str) -> Py {
                     .sum::<i64>(),
             ),
         ),
-    ])
+    ]);
+    if let (Some(part), Py::Dict(entries)) = (part, &mut dict) {
+        entries.push((
+            "part".into(),
+            Py::dict([
+                ("index", Py::int(part.index as i64)),
+                ("count", Py::int(part.count as i64)),
+            ]),
+        ));
+    }
+    dict
 }

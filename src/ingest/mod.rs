@@ -54,23 +54,24 @@ pub struct CreateOptions {
     /// Files read and written at once (libnetcdf calls still take turns).
     pub workers: usize,
     /// Build only this share of the sorted file list (`atlas create --part`).
-    pub part: Option<FilePart>,
+    pub part: Option<Part>,
 }
 
 /// The `index`-th (from 1) of `count` contiguous, near-equal shares of the
-/// sorted file list: parts built anywhere join into one collection with
-/// [`crate::write::merge`], in index order.
+/// sorted file list (or of a split's samples, `import-atria --part`): parts
+/// built anywhere join into one collection with [`crate::write::merge`], in
+/// index order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FilePart {
+pub struct Part {
     /// Which share, from 1.
     pub index: usize,
     /// How many shares.
     pub count: usize,
 }
 
-impl FilePart {
+impl Part {
     /// Parses `I/N`, 1 ≤ I ≤ N.
-    pub fn parse(text: &str) -> Result<FilePart, CreateError> {
+    pub fn parse(text: &str) -> Result<Part, CreateError> {
         let bad = || {
             CreateError::InvalidOption(format!(
                 "a part is I/N with 1 <= I <= N (e.g. 2/8), not '{text}'"
@@ -82,13 +83,19 @@ impl FilePart {
         if index == 0 || index > count {
             return Err(bad());
         }
-        Ok(FilePart { index, count })
+        Ok(Part { index, count })
     }
 
-    /// This part's share of `files`: share `i` of `n` starts at `⌊(i-1)·len/n⌋`.
-    pub fn of<'a, T>(&self, files: &'a [T]) -> &'a [T] {
-        let at = |k: usize| (k as u128 * files.len() as u128 / self.count as u128) as usize;
-        &files[at(self.index - 1)..at(self.index)]
+    /// This part's share of `items`.
+    pub fn of<'a, T>(&self, items: &'a [T]) -> &'a [T] {
+        let range = self.range(items.len() as u64);
+        &items[range.start as usize..range.end as usize]
+    }
+
+    /// This part's share of `0..len`: share `i` of `n` starts at `⌊(i-1)·len/n⌋`.
+    pub fn range(&self, len: u64) -> std::ops::Range<u64> {
+        let at = |k: usize| (k as u128 * len as u128 / self.count as u128) as u64;
+        at(self.index - 1)..at(self.index)
     }
 }
 
@@ -440,7 +447,7 @@ impl<'a> Book<'a> {
 
 #[cfg(test)]
 mod part_tests {
-    use super::FilePart;
+    use super::Part;
 
     #[test]
     fn shares_are_contiguous_near_equal_and_cover_every_file() {
@@ -448,18 +455,15 @@ mod part_tests {
         for count in 1..=13 {
             let mut joined = Vec::new();
             for index in 1..=count {
-                let share = FilePart { index, count }.of(&files);
+                let share = Part { index, count }.of(&files);
                 assert!(share.len() == 10 / count || share.len() == 10 / count + 1);
                 joined.extend_from_slice(share);
             }
             assert_eq!(joined, files, "{count} parts");
         }
-        assert_eq!(
-            FilePart::parse(" 2/8").unwrap(),
-            FilePart { index: 2, count: 8 }
-        );
+        assert_eq!(Part::parse(" 2/8").unwrap(), Part { index: 2, count: 8 });
         for bad in ["0/3", "4/3", "1/0", "a/b", "2", "1/2/3", "-1/2"] {
-            assert!(FilePart::parse(bad).is_err(), "{bad}");
+            assert!(Part::parse(bad).is_err(), "{bad}");
         }
     }
 }
