@@ -1,6 +1,6 @@
-//! A collection of 100,000 datasets, generated here, read by ranges under
-//! the wasm default memory budget (64 MiB): each call's requests counted,
-//! every value asserted against what was written.
+//! A collection of 100,000 datasets (or `ATLAS_SCALE_DATASETS`), generated
+//! here, read by ranges under the wasm default memory budget (64 MiB): each
+//! call's requests counted, every value asserted against what was written.
 
 #![cfg(feature = "writer")]
 
@@ -18,7 +18,18 @@ use atlas_wasm::source::{CountingSource, RequestLog, SourceFuture};
 use atlas_wasm::write::{AtlasWriter, WriterConfig};
 use atlas_wasm::{AcrossRequest, Atlas, Attr, ByteSource, MemorySource, ReadOptions, Tail};
 
-const DATASETS: u64 = 100_000;
+/// 100,000 unless `ATLAS_SCALE_DATASETS` asks for more (e.g. 1000000: the
+/// same assertions at a million, docs/read-path.md).
+fn datasets() -> u64 {
+    static N: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *N.get_or_init(|| {
+        std::env::var("ATLAS_SCALE_DATASETS")
+            .ok()
+            .map(|n| n.parse().expect("ATLAS_SCALE_DATASETS: a number"))
+            .unwrap_or(100_000)
+            .max(100_000)
+    })
+}
 const LEN: u64 = 24;
 const BLOCK: usize = 16 << 10;
 
@@ -47,7 +58,7 @@ fn write(dir: &Path) {
         ..WriterConfig::default()
     };
     let writer = AtlasWriter::create(dir, config).unwrap();
-    for d in 0..DATASETS {
+    for d in 0..datasets() {
         let mut ds = writer.add_dataset(&name(d)).unwrap();
         if has_value(d) {
             ds.define_array::<f32>("value", vec!["level".into()], &[LEN], None, None)
@@ -188,10 +199,10 @@ fn read_value(atlas: &Atlas, net: &Net, d: u64) -> (Vec<f32>, usize) {
 
 #[test]
 fn one_dataset_of_a_hundred_thousand_costs_three_round_trips() {
-    for d in [DATASETS / 2 + 3, 0, 1, DATASETS - 2, 70_003] {
+    for d in [datasets() / 2 + 3, 0, 1, datasets() - 2, 70_003] {
         // Each from a fresh open: the first read of the variable.
         let (atlas, log, net) = open(collection());
-        assert_eq!(atlas.dataset_count() as u64, DATASETS);
+        assert_eq!(atlas.dataset_count() as u64, datasets());
         log.reset();
         // The segment's root; its row, its run, the pools and block rows
         // (guessed); the block. At most 64 KiB of footer.
@@ -204,7 +215,7 @@ fn one_dataset_of_a_hundred_thousand_costs_three_round_trips() {
             log.entries()
         );
         // Another dataset of the same variable: its row and run, its block.
-        let other = (d + DATASETS / 3) % DATASETS / 10 * 10;
+        let other = (d + datasets() / 3) % datasets() / 10 * 10;
         log.reset();
         let (read, trips) = read_value(&atlas, &net, other);
         assert_eq!(read, values(other), "dataset {other}");
@@ -286,7 +297,7 @@ fn atlas_rust_collection() -> &'static Path {
                 ..atlas::WriterConfig::default()
             };
             let writer = atlas::AtlasWriter::create_path(&dir, config).await.unwrap();
-            for d in 0..DATASETS {
+            for d in 0..datasets() {
                 if d == 500 {
                     let mut abandoned = writer.add_dataset("abandoned").await.unwrap();
                     abandoned
@@ -336,8 +347,8 @@ fn atlas_rust_collection() -> &'static Path {
 #[test]
 fn atlas_rust_files_read_by_ranges_past_an_orphan_row() {
     let (atlas, log, net) = open(atlas_rust_collection());
-    assert_eq!(atlas.dataset_count() as u64, DATASETS);
-    for d in [0, 498, 501, 502, 50_003, DATASETS - 2] {
+    assert_eq!(atlas.dataset_count() as u64, datasets());
+    for d in [0, 498, 501, 502, 50_003, datasets() - 2] {
         log.reset();
         let (read, trips) = read_value(&atlas, &net, d);
         assert_eq!(read, values(d), "dataset {d}");
@@ -372,14 +383,17 @@ fn atlas_rust_files_read_by_ranges_past_an_orphan_row() {
 fn calls_over_every_dataset_stream_the_footer_in_batches() {
     // A footer of 100,000 entries decoded whole needs about 128 MB: past the budget.
     let (atlas, log, net) = open(collection());
-    let with_value = (0..DATASETS).filter(|&d| has_value(d)).count();
+    let with_value = (0..datasets()).filter(|&d| has_value(d)).count();
     let stats = net.run(atlas.array_stats("value")).0.unwrap().unwrap();
     assert_eq!(stats.row_count, with_value as u64 * LEN);
     assert_eq!(stats.min, Some(atlas_wasm::StatValue::Float(0.0)));
-    let last = (0..DATASETS).rev().find(|&d| has_value(d)).unwrap();
+    let last = (0..datasets()).rev().find(|&d| has_value(d)).unwrap();
     assert_eq!(
         stats.max,
-        Some(atlas_wasm::StatValue::Float((last * 100 + LEN - 1) as f64))
+        // Values are float32: past 2^24 the stored maximum is rounded.
+        Some(atlas_wasm::StatValue::Float(
+            (last * 100 + LEN - 1) as f32 as f64
+        ))
     );
     let each = net.run(atlas.array_stats_by_dataset("value")).0.unwrap();
     assert_eq!(each.len(), with_value);
@@ -388,8 +402,8 @@ fn calls_over_every_dataset_stream_the_footer_in_batches() {
         .run(atlas.attributes_by_dataset(None, "platform"))
         .0
         .unwrap();
-    assert_eq!(platforms.len() as u64, DATASETS);
-    for d in [0, 1, 77_777, DATASETS - 1] {
+    assert_eq!(platforms.len() as u64, datasets());
+    for d in [0, 1, 77_777, datasets() - 1] {
         assert_eq!(platforms[&name(d)], Attr::Int64(d as i64));
     }
     let units = net
@@ -416,7 +430,7 @@ fn write_scale_fixture() {
     let _ = std::fs::remove_dir_all(&out);
     std::fs::create_dir_all(&out).unwrap();
     std::fs::copy(collection().join("data.atlas"), out.join("data.atlas")).unwrap();
-    let samples: Vec<serde_json::Value> = [0, 1, 3, 9, 12_345, 50_003, 70_003, DATASETS - 1]
+    let samples: Vec<serde_json::Value> = [0, 1, 3, 9, 12_345, 50_003, 70_003, datasets() - 1]
         .iter()
         .map(|&d| {
             serde_json::json!({
@@ -432,16 +446,16 @@ fn write_scale_fixture() {
         .take(1000)
         .map(name)
         .collect();
-    let with_value = (0..DATASETS).filter(|&d| has_value(d)).count() as u64;
-    let last = (0..DATASETS).rev().find(|&d| has_value(d)).unwrap();
+    let with_value = (0..datasets()).filter(|&d| has_value(d)).count() as u64;
+    let last = (0..datasets()).rev().find(|&d| has_value(d)).unwrap();
     let expected = serde_json::json!({
-        "datasets": DATASETS,
+        "datasets": datasets(),
         "length": LEN,
         "block": BLOCK,
         "samples": samples,
         "neighbours": neighbours,
         "neighbourValues": (40_000..41_200).filter(|&d| has_value(d)).take(1000).flat_map(values).collect::<Vec<f32>>(),
-        "valueStats": { "rowCount": with_value * LEN, "min": 0.0, "max": (last * 100 + LEN - 1) as f64 },
+        "valueStats": { "rowCount": with_value * LEN, "min": 0.0, "max": (last * 100 + LEN - 1) as f32 as f64 },
         "withValue": with_value,
     });
     std::fs::write(
