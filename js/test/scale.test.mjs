@@ -1,4 +1,5 @@
-// 100,000 datasets over HTTP with default options (64 MiB of wasm memory):
+// 100,000 datasets (or as many as ATLAS_SCALE_DATASETS asked for) over HTTP
+// with default options (64 MiB of wasm memory):
 // a segment footer of 32 MB is read by ranges, never whole. Written by
 // tests/reader_scale.rs (its ignored test write_scale_fixture) into
 // $ATLAS_FIXTURES/scale with samples of what it wrote.
@@ -22,7 +23,7 @@ after(() => server.close());
 const gets = () => server.log.filter((e) => e.method === "GET");
 const bytes = () => gets().reduce((sum, e) => sum + e.bytes, 0);
 
-describe("a collection of 100,000 datasets, default options", () => {
+describe(`a collection of ${want.datasets.toLocaleString("en")} datasets, default options`, () => {
   it("reads one dataset's value in a few small requests, and another in fewer", async () => {
     for (const sample of want.samples.filter((s) => s.value)) {
       server.reset();
@@ -37,7 +38,9 @@ describe("a collection of 100,000 datasets, default options", () => {
       const other = want.samples.find((s) => s.value && s.name !== sample.name);
       server.reset();
       assert.deepEqual([...(await atlas.dataset(other.name).read("value")).data], other.value);
-      assert.ok(gets().length <= 3, `then ${other.name}: ${gets().map((e) => e.range)}`);
+      // At a million the other row's page, its run and its block rows are
+      // three pages, asked at once; then the block.
+      assert.ok(gets().length <= 4, `then ${other.name}: ${gets().map((e) => e.range)}`);
       atlas.close();
     }
   });
