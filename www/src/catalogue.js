@@ -4,11 +4,19 @@
  * (`arrayStatsByDataset`) as columns. Filtering and sorting work on an index
  * array; only the rows in view exist in the DOM (a fixed row height and a
  * reused pool of row elements), so 10,000+ rows scroll like 10.
+ *
+ * Past LAZY_ABOVE datasets the columns are not loaded for the whole
+ * collection (at a million, `attributesByDataset` and `arrayStatsByDataset`
+ * would stream two 320 MB segment footers): the rows in view ask for their
+ * own attributes and statistics, which a ranged footer answers in a request
+ * or two for a screenful. Sorting and filtering then work by name only.
  */
 import { compare, decodeAttr, esc, number, show, showAttr } from "./format.js";
 
 const ROW = 28;
 const OVERSCAN = 8;
+/** Above this many datasets, columns load for the rows in view only. */
+export const LAZY_ABOVE = 20_000;
 const STAT_COLUMNS = [
   { id: "min", label: "min" },
   { id: "max", label: "max" },
@@ -41,6 +49,9 @@ export class Catalogue {
     this.filters = { name: "", attrs: "" };
     this.selected = null;
     this.generation = 0;
+    this.lazy = false;
+    this.rowAttrs = new Map(); // dataset -> its attributes (lazy mode)
+    this.asked = new Set(); // datasets whose columns are loading or loaded (lazy mode)
     this.viewport.addEventListener("scroll", () => this.#schedule(), { passive: true });
     new ResizeObserver(() => this.#schedule()).observe(this.viewport);
     this.rowsBox.addEventListener("click", (event) => {
@@ -52,6 +63,7 @@ export class Catalogue {
       const cell = event.target.closest("[data-column]");
       if (!cell) return;
       const column = cell.dataset.column;
+      if (this.lazy && column !== "name") return; // only names are all known
       this.sort = { column, descending: this.sort.column === column ? !this.sort.descending : false };
       this.#apply();
     });
@@ -75,7 +87,10 @@ export class Catalogue {
     this.generation++;
     this.atlas = atlas;
     this.names = names;
+    this.lazy = names.length > LAZY_ABOVE;
     this.attrValues = new Map();
+    this.rowAttrs = new Map();
+    this.asked = new Set();
     this.stats = new Map();
     this.sort = { column: null, descending: false };
     this.selected = null;
@@ -89,6 +104,7 @@ export class Catalogue {
   /** Shows these dataset attributes as columns, loading any not loaded yet. */
   async setAttrColumns(keys) {
     this.attrColumns = keys;
+    this.asked = new Set(); // lazy mode: rows in view ask again for what they lack
     this.#header();
     this.#apply();
     await this.#loadAttrs(keys);
@@ -99,9 +115,10 @@ export class Catalogue {
     this.statsArray = array;
     this.statsDtype = dtype;
     this.stats = new Map();
+    this.asked = new Set();
     this.#header();
     this.#apply();
-    if (!array) return;
+    if (!array || this.lazy) return;
     try {
       const list = await this.atlas.arrayStatsByDataset(array);
       if (generation !== this.generation || array !== this.statsArray) return;
@@ -133,6 +150,7 @@ export class Catalogue {
   }
 
   async #loadAttrs(keys) {
+    if (this.lazy) return; // the rows in view load their own
     const generation = this.generation;
     const missing = keys.filter((k) => !this.attrValues.has(k));
     await Promise.all(
@@ -152,7 +170,7 @@ export class Catalogue {
   #value(id, name) {
     if (id === "name") return name;
     if (id.startsWith("attr:")) {
-      const v = this.attrValues.get(id.slice(5))?.[name];
+      const v = this.lazy ? this.rowAttrs.get(name)?.[id.slice(5)] : this.attrValues.get(id.slice(5))?.[name];
       return decodeAttr(v).value;
     }
     const s = this.stats.get(name);
@@ -208,7 +226,7 @@ export class Catalogue {
     for (let k = 0; k < this.names.length; k++) {
       const name = this.names[k];
       if (needle && !name.toLowerCase().includes(needle)) continue;
-      if (tests.length && !tests.every((t) => this.#passes(t, name))) continue;
+      if (tests.length && !this.lazy && !tests.every((t) => this.#passes(t, name))) continue;
       view.push(k);
     }
     if (this.sort.column) {
@@ -229,7 +247,8 @@ export class Catalogue {
     this.count.textContent = !this.atlas
       ? ""
       : `${view.length.toLocaleString("en")} of ${this.names.length.toLocaleString("en")} datasets` +
-      (hidden ? ` · ${hidden} hidden by deleted.mask` : "");
+      (hidden ? ` · ${hidden} hidden by deleted.mask` : "") +
+      (this.lazy ? " · columns load as rows come into view; sort and filter by name" : "");
     this.count.dataset.shown = String(view.length);
     this.#header();
     this.#render();
@@ -307,16 +326,42 @@ export class Catalogue {
         }
       }
     }
+    if (this.lazy) this.#loadRows(this.view.slice(first, last).map((k) => this.names[k]));
+  }
+
+  /** Lazy mode: the attributes and statistics of `names` not asked for yet, all at once. */
+  async #loadRows(names) {
+    const wanted = names.filter((n) => !this.asked.has(n));
+    if (!wanted.length || (!this.attrColumns.length && !this.statsArray)) return;
+    const { generation, statsArray } = this;
+    for (const name of wanted) this.asked.add(name);
+    const loads = wanted.map(async (name) => {
+      const ds = this.atlas.dataset(name);
+      const [attrs, stats] = await Promise.all([
+        this.attrColumns.length && !this.rowAttrs.has(name) ? ds.attributes() : null,
+        statsArray && !this.stats.has(name) && ds.listArrays().includes(statsArray) ? ds.stats(statsArray) : null,
+      ]);
+      if (generation !== this.generation) return;
+      if (attrs) this.rowAttrs.set(name, attrs);
+      if (stats && statsArray === this.statsArray) this.stats.set(name, { dataset: name, ...stats });
+    });
+    try {
+      await Promise.all(loads);
+    } catch (error) {
+      if (generation === this.generation) this.hooks.onProblem(error);
+    }
+    if (generation === this.generation) this.#schedule();
   }
 
   #text(id, name) {
     if (id === "name") return name;
     if (id.startsWith("attr:")) {
-      const raw = this.attrValues.get(id.slice(5));
+      const raw = this.lazy ? this.rowAttrs.get(name) : this.attrValues.get(id.slice(5));
       if (!raw) return "…";
-      const v = raw[name];
+      const v = this.lazy ? raw[id.slice(5)] : raw[name];
       return v === undefined ? "" : showAttr(v).text;
     }
+    if (this.lazy && this.statsArray && !this.stats.has(name)) return this.asked.has(name) ? "" : "…";
     if (!this.stats.size) return this.statsArray ? "…" : "";
     const v = this.#value(id, name);
     if (v === undefined || v === null) return "";

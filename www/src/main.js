@@ -6,7 +6,7 @@
  */
 import "./style.css";
 import { AcrossView } from "./across-view.js";
-import { Catalogue } from "./catalogue.js";
+import { Catalogue, LAZY_ABOVE } from "./catalogue.js";
 import { DatasetView, VERTICAL } from "./dataset-view.js";
 import { COORDS_KEY, bytes, esc, isoTime, millis } from "./format.js";
 import { Meter, Problem, openFiles, openUrl } from "./session.js";
@@ -154,7 +154,7 @@ async function open(source) {
   status();
 
   try {
-    const coords = await coordinateNames(atlas);
+    const coords = await coordinateNames(atlas, app.names);
     scanSchemas(atlas, app.names, abort.signal);
     const columns = defaultColumns();
     const stats = defaultStatsArray(coords);
@@ -172,10 +172,18 @@ async function open(source) {
   }
 }
 
-/** Every coordinate name the datasets declare (one read of `_datasets`). */
-async function coordinateNames(atlas) {
+/**
+ * Every coordinate name the datasets declare: one read of `_datasets`, or,
+ * past LAZY_ABOVE datasets, those the first 64 declare (a page of rows).
+ */
+async function coordinateNames(atlas, names) {
   const all = new Set();
-  for (const raw of Object.values(await atlas.attributesByDataset(null, COORDS_KEY))) {
+  const lists =
+    names.length > LAZY_ABOVE
+      ? await Promise.all(names.slice(0, 64).map(async (name) => (await atlas.dataset(name).attributes())[COORDS_KEY]))
+      : Object.values(await atlas.attributesByDataset(null, COORDS_KEY));
+  for (const raw of lists) {
+    if (raw === undefined) continue;
     try {
       for (const name of JSON.parse(String(raw).replace(/^json:/, ""))) all.add(String(name));
     } catch {

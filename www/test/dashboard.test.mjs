@@ -20,6 +20,8 @@ const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 /** The Delta config of the Atria corpus, imported by www/scripts/test.sh (issue 12). */
 const ATRIA = process.env.ATLAS_WWW_ATRIA;
 const ATRIA_CORPUS = process.env.ATLAS_ATRIA_CORPUS;
+/** The 100,000-dataset collection js/scripts/test.sh writes (tests/reader_scale.rs). */
+const SCALE = join(process.env.ATLAS_FIXTURES ?? join(dirname(fileURLToPath(import.meta.url)), "..", "..", "target", "atlas-fixtures"), "scale");
 const ARTIFACTS = join(dirname(fileURLToPath(import.meta.url)), "artifacts");
 const WAIT = { timeout: 20_000 };
 /** Screenshots the docs show (docs/dashboard.md): one panel each, small PNGs. */
@@ -52,6 +54,7 @@ before(async () => {
   symlinkSync(join(SAMPLES, "ocean"), join(scratch, "ocean"));
   // An Atria cache as `atlas import-atria` wrote it (www/scripts/test.sh).
   if (ATRIA) symlinkSync(ATRIA, join(scratch, "atria"));
+  if (existsSync(SCALE)) symlinkSync(SCALE, join(scratch, "scale"));
   mkdirSync(join(scratch, "junk"));
   writeFileSync(join(scratch, "junk", "data.atlas"), Buffer.alloc(200_000, "not an atlas collection "));
   site = await serveDashboard();
@@ -620,6 +623,40 @@ describe("the dashboard", () => {
     const image = await page.evaluate(async (name) => Array.from((await window.dashboard.atlas.dataset(name).read("image")).data), key);
     const sha256 = createHash("sha256").update(Uint8Array.from(image)).digest("hex");
     assert.equal(sha256, truth.content[key].image.expected.sha256, "the image member's bytes");
+  });
+
+  it("opens 100,000 datasets and fills its columns for the rows in view only", async (t) => {
+    assert.ok(existsSync(join(SCALE, "samples.json")), `js/scripts/test.sh writes the scale collection into ${SCALE}`);
+    const want = JSON.parse(readFileSync(join(SCALE, "samples.json"), "utf8"));
+    other.reset();
+    const page = await newPage(t, `?url=${other.url}/scale`);
+    await page.waitForSelector(`.row-count[data-shown="${want.datasets}"]`, WAIT);
+    assert.match(await page.textContent(".row-count"), /columns load as rows come into view/);
+    // The first rows' site attribute and value statistics, read by range.
+    const first = want.samples[0];
+    await page.waitForFunction(
+      ([name, site]) => {
+        const row = document.querySelector(`.row[data-name="${name}"]`);
+        return row && row.textContent.includes(site) && /\d/.test(row.lastElementChild.textContent);
+      },
+      [first.name, first.site],
+      WAIT,
+    );
+    const gets = other.log.filter((e) => e.method === "GET");
+    const bytes = gets.reduce((sum, e) => sum + e.bytes, 0);
+    // Whole, the two segment footers the columns come from are 64 MB.
+    t.diagnostic(`${want.datasets} datasets: ${bytes} bytes in ${gets.length} requests to open, fill a screenful and show a dataset`);
+    assert.ok(bytes < 2 << 20, `${bytes} bytes in ${gets.length} requests to open, fill a screenful and show a dataset`);
+    // Search by name, then read on click.
+    const sample = want.samples.find((s) => s.value && s.name.includes("argo"));
+    await page.fill("#name-filter", sample.name);
+    await rowCount(page, 1);
+    await page.click(`.row[data-name="${sample.name}"]`);
+    await page.waitForFunction((name) => document.querySelector(".ds-head h2")?.textContent === name, sample.name, WAIT);
+    await page.waitForFunction((site) => document.querySelector(".rows .row:not([hidden])")?.textContent.includes(site), sample.site, WAIT);
+    const value = await page.evaluate(async (name) => Array.from((await window.dashboard.atlas.dataset(name).read("value")).data), sample.name);
+    assert.deepEqual(value, sample.value);
+    await shot(page, "catalogue-scale");
   });
 
   it("runs under Vite's dev server with no atlas-specific config", async (t) => {
