@@ -72,6 +72,9 @@ fn child(mode: &str, dir: &Path, name: &str) {
     let start = Instant::now();
     let read: Vec<f32> = if mode == "--ours" {
         let atlas = futures_executor::block_on(atlas_wasm::Atlas::open_path(dir)).unwrap();
+        if std::env::var_os("ATLAS_SCALE_SPLIT").is_some() {
+            eprintln!("open {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+        }
         let ds = atlas.dataset(name).unwrap();
         futures_executor::block_on(ds.read_array_as::<f32>("value", &[], &[]))
             .unwrap()

@@ -67,9 +67,7 @@ pub struct VariableEntry {
     pub seg_len: u64,
 }
 
-/// The footer as it travels: serde's positional msgpack of this struct (the
-/// writer's encoding) is what `read_wire` decodes.
-#[cfg_attr(any(feature = "writer", test), derive(serde::Serialize))]
+/// The footer as `read_wire` decodes it.
 struct WireFooter {
     version: u32,
     codec: Codec,
@@ -78,7 +76,32 @@ struct WireFooter {
     dtype_pool: Vec<DType>,
     schema_pool: Vec<InternedSchema>,
     variables: Vec<VariableEntry>,
-    datasets: Vec<(String, u32)>,
+    datasets: IndexMap<String, u32>,
+}
+
+/// The footer as it travels: serde's positional msgpack of this struct (the
+/// writer's encoding, borrowed from the footer) is what `read_wire` decodes;
+/// the datasets go as a list of `[name, schema]` pairs.
+#[cfg(any(feature = "writer", test))]
+#[derive(serde::Serialize)]
+struct WireOut<'a> {
+    version: u32,
+    codec: Codec,
+    created_unix_ms: i64,
+    string_pool: &'a [String],
+    dtype_pool: &'a [DType],
+    schema_pool: &'a [InternedSchema],
+    variables: &'a [VariableEntry],
+    #[serde(serialize_with = "as_pairs")]
+    datasets: &'a IndexMap<String, u32>,
+}
+
+#[cfg(any(feature = "writer", test))]
+fn as_pairs<S: serde::Serializer>(
+    datasets: &&IndexMap<String, u32>,
+    out: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    out.collect_seq(datasets.iter())
 }
 
 /// The decoded, validated footer.
@@ -117,15 +140,7 @@ impl CollectionFooter {
         let mut charged = Budget::new(budget);
         charged.charge(packed.len() as u64, "the inflated collection footer")?;
         let wire = read_wire(&packed, charged)?;
-        let mut datasets = IndexMap::with_capacity(wire.datasets.len());
-        for (ordinal, (name, schema)) in wire.datasets.into_iter().enumerate() {
-            if let Some(first) = datasets.get_index_of(&name) {
-                return Err(Error::corrupt(format!(
-                    "dataset '{name}' appears twice, at ordinals {first} and {ordinal}"
-                )));
-            }
-            datasets.insert(name, schema);
-        }
+        drop(packed);
         let footer = CollectionFooter {
             version: wire.version,
             codec: wire.codec,
@@ -134,7 +149,7 @@ impl CollectionFooter {
             dtype_pool: wire.dtype_pool,
             schema_pool: wire.schema_pool,
             variables: wire.variables,
-            datasets,
+            datasets: wire.datasets,
         };
         footer.validate(container_size)?;
         Ok(footer)
@@ -143,15 +158,15 @@ impl CollectionFooter {
     /// Encodes to msgpack (the writer compresses it).
     #[cfg(any(feature = "writer", test))]
     pub fn to_msgpack(&self) -> Result<Vec<u8>> {
-        let wire = WireFooter {
+        let wire = WireOut {
             version: self.version,
             codec: self.codec,
             created_unix_ms: self.created_unix_ms,
-            string_pool: self.string_pool.clone(),
-            dtype_pool: self.dtype_pool.clone(),
-            schema_pool: self.schema_pool.clone(),
-            variables: self.variables.clone(),
-            datasets: self.datasets.iter().map(|(n, s)| (n.clone(), *s)).collect(),
+            string_pool: &self.string_pool,
+            dtype_pool: &self.dtype_pool,
+            schema_pool: &self.schema_pool,
+            variables: &self.variables,
+            datasets: &self.datasets,
         };
         rmp_serde::to_vec(&wire)
             .map_err(|e| Error::InvalidArgument(format!("footer does not encode: {e}")))
@@ -294,15 +309,41 @@ fn read_wire(bytes: &[u8], budget: Budget) -> Result<WireFooter> {
                 seg_len: r.u64()?,
             })
         })?,
-        datasets: r.vec(|r| {
-            r.array_of(2)?;
-            Ok((r.string()?, r.u32()?))
-        })?,
+        datasets: read_datasets(r)?,
     };
     if !r.is_done() {
         return Err(r.error("bytes after the footer"));
     }
     Ok(wire)
+}
+
+/// The datasets, read straight into the name index: one hash per name and
+/// no list beside the map (a million names are most of a large footer).
+/// The map is charged to the budget before it is reserved.
+fn read_datasets(r: &mut Reader) -> Result<IndexMap<String, u32>> {
+    let n = r.array_len()?;
+    // An entry (hash, name, schema) and its slot in the index table.
+    let entry = std::mem::size_of::<(u64, String, u32)>() + std::mem::size_of::<usize>();
+    r.charge_items(n, entry, "the dataset index")?;
+    let mut datasets = IndexMap::with_capacity(n);
+    for ordinal in 0..n {
+        r.array_of(2)?;
+        let name = r.string()?;
+        let schema = r.u32()?;
+        match datasets.entry(name) {
+            indexmap::map::Entry::Occupied(first) => {
+                return Err(Error::corrupt(format!(
+                    "dataset '{}' appears twice, at ordinals {} and {ordinal}",
+                    first.key(),
+                    first.index()
+                )))
+            }
+            indexmap::map::Entry::Vacant(slot) => {
+                slot.insert(schema);
+            }
+        }
+    }
+    Ok(datasets)
 }
 
 /// A unit variant is its snake_case name; a struct variant is a one-entry
@@ -364,16 +405,17 @@ mod tests {
 
     #[test]
     fn datasets_travel_as_a_sequence_and_repeats_are_corrupt() {
-        let wire = WireFooter {
-            version: 8,
-            codec: Codec::Zstd,
-            created_unix_ms: 1,
-            string_pool: vec![],
-            dtype_pool: vec![],
-            schema_pool: vec![InternedSchema::default()],
-            variables: vec![],
-            datasets: vec![("a".into(), 0), ("a".into(), 0)],
-        };
+        // The wire footer's fields in order, with a name twice.
+        let wire = (
+            8u32,
+            Codec::Zstd,
+            1i64,
+            Vec::<String>::new(),
+            Vec::<DType>::new(),
+            vec![InternedSchema::default()],
+            Vec::<VariableEntry>::new(),
+            vec![("a", 0u32), ("a", 0u32)],
+        );
         let packed = rmp_serde::to_vec(&wire).unwrap();
         let zst = crate::format::codec::tests::zstd_frame_of(&packed);
         let err = CollectionFooter::decode(&zst, 1000, 1 << 20).unwrap_err();
@@ -434,9 +476,11 @@ mod tests {
             (8, Codec::Lz4, -5)
         );
         assert_eq!(wire.string_pool, footer.string_pool);
+        assert_eq!(wire.datasets, footer.datasets);
         assert_eq!(
-            wire.datasets,
-            vec![("a".to_string(), 0), ("b".to_string(), 0)]
+            wire.datasets.keys().collect::<Vec<_>>(),
+            vec!["a", "b"],
+            "in ordinal order"
         );
     }
 }

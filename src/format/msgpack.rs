@@ -168,6 +168,16 @@ impl<'a> Reader<'a> {
         Ok(s.to_string())
     }
 
+    /// Charges `count` items of `item_bytes` each to the budget.
+    pub(crate) fn charge_items(
+        &mut self,
+        count: usize,
+        item_bytes: usize,
+        what: &str,
+    ) -> Result<()> {
+        self.budget.charge_items(count as u64, item_bytes, what)
+    }
+
     /// An array whose items `item` reads; its capacity is charged to the
     /// budget before it is reserved.
     pub(crate) fn vec<T>(
