@@ -325,7 +325,9 @@ fn read_datasets(r: &mut Reader) -> Result<IndexMap<String, u32>> {
     // An entry (hash, name, schema) and its slot in the index table.
     let entry = std::mem::size_of::<(u64, String, u32)>() + std::mem::size_of::<usize>();
     r.charge_items(n, entry, "the dataset index")?;
-    let mut datasets = IndexMap::with_capacity(n);
+    // Each entry takes at least 3 bytes ([name, schema] with an empty name
+    // and a fixint), so a count the bytes cannot back reserves nothing.
+    let mut datasets = IndexMap::with_capacity(n.min(r.remaining() / 3));
     for ordinal in 0..n {
         r.array_of(2)?;
         let name = r.string()?;
