@@ -37,6 +37,16 @@ if need python; then
   fi
 fi
 
+if need python; then
+  log "Azurite, the Azure Blob Storage emulator (tests/cli_azure.rs), pinned in tests/emulators"
+  emulators=target/emulators
+  if [ ! "$emulators/node_modules/.package-lock.json" -nt tests/emulators/package-lock.json ]; then
+    mkdir -p "$emulators"
+    cp tests/emulators/package.json tests/emulators/package-lock.json "$emulators/"
+    (cd "$emulators" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+fi
+
 if need wasm browser; then
   log "Debian clang and patch (libzstd's decoder, patched, compiled into the wasm modules)"
   if ! command -v clang >/dev/null || ! command -v patch >/dev/null; then

@@ -4,7 +4,8 @@
 //! The same rules as the HTTP source, in object_store's terms: the first
 //! answer pins the object's ETag and size, later reads send `if_match`, and
 //! an object replaced or removed since is [`Error::ObjectChanged`]. A store
-//! that answers another number of bytes than asked is [`Error::Io`].
+//! that answers another number of bytes than asked is [`Error::Io`]. Where a
+//! store has no suffix range (Azure), the tail is its size, then a range.
 //!
 //! Stores that speak HTTP need a tokio runtime. Give one with
 //! [`ObjectStoreSource::with_runtime`] and every request runs there, so the
@@ -168,7 +169,20 @@ impl ObjectStoreSource {
     }
 
     async fn tail(&self, len: u64) -> Result<Tail> {
-        let (bytes, got, object_size) = self.get(GetRange::Suffix(len)).await?;
+        let (bytes, got, object_size) = match self.get(GetRange::Suffix(len)).await {
+            // Azure Blob Storage has no suffix range: the size first, then
+            // the last bytes (one request more to open).
+            Err(Error::RangeNotSupported(_)) => {
+                let size = self.size().await?;
+                let start = size.saturating_sub(len);
+                if start == size {
+                    (Vec::new(), size..size, size)
+                } else {
+                    self.get(GetRange::Bounded(start..size)).await?
+                }
+            }
+            answer => answer?,
+        };
         let want = len.min(object_size);
         if bytes.len() as u64 != want || got.end != object_size {
             return Err(Error::Io(format!(
@@ -205,6 +219,9 @@ fn store_error(e: ::object_store::Error, name: &str, pinned: &Mutex<Pinned>) -> 
         ::object_store::Error::NotFound { .. } => Error::NotFound(format!("{name}: {e}")),
         ::object_store::Error::Precondition { .. } | ::object_store::Error::NotModified { .. } => {
             Error::ObjectChanged(format!("{name} changed since it was opened: {e}"))
+        }
+        ::object_store::Error::NotSupported { .. } => {
+            Error::RangeNotSupported(format!("{name}: {e}"))
         }
         e => Error::Io(format!("{name}: {e}")),
     }
