@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use crate::write::merge;
 
 use super::args::Json;
-use super::output::{emit, human_bytes};
+use super::output::{emit, human_bytes, progress};
 use super::py::Py;
 use super::{sources, CliError};
 
@@ -30,7 +30,15 @@ pub(crate) fn run(args: Args) -> Result<(), CliError> {
     }
     let dest = sources::local(&destination, "merge")?;
     let parts: Vec<PathBuf> = parts.iter().map(PathBuf::from).collect();
-    let summary = merge(&parts, &dest, |_, _| {})?;
+    // A bar over variables (segments), when standard error is a terminal.
+    let mut bar = None;
+    let summary = merge(&parts, &dest, |done, total| {
+        let bar = bar.get_or_insert_with(|| progress(total as u64, "segments"));
+        bar.set_position(done as u64);
+    })?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let value = Py::dict([
         ("destination", Py::str(destination.as_str())),
         ("parts", Py::int(summary.parts as u64)),

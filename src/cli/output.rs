@@ -32,15 +32,16 @@ pub(crate) fn emit(
     }
 }
 
-/// A bar on standard error while a terminal watches, silent otherwise.
-pub(crate) fn progress(total: u64) -> indicatif::ProgressBar {
+/// A bar on standard error while a terminal watches, silent otherwise;
+/// `unit` names what it counts.
+pub(crate) fn progress(total: u64, unit: &str) -> indicatif::ProgressBar {
     if !std::io::stderr().is_terminal() {
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(total);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} datasets  {elapsed} (eta {eta})",
-    ) {
+    if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+        "{{bar:40}} {{pos}}/{{len}} {unit}  {{elapsed}} (eta {{eta}})"
+    )) {
         bar.set_style(style);
     }
     bar

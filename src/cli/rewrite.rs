@@ -48,7 +48,7 @@ pub(crate) async fn run(args: Args) -> Result<(), CliError> {
         codec,
         block_target_size: block_size,
     };
-    let bar = progress(atlas.dataset_count() as u64);
+    let bar = progress(atlas.dataset_count() as u64, "datasets");
     sources::local(&destination, "rewrite")?;
     // A bucket gets the finished container in one upload.
     let staging = sources::is_bucket(&destination)
