@@ -3,7 +3,6 @@
 //! one array-format v6 segment.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::io::Write;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -39,10 +38,47 @@ struct PendingArray {
     dimension_names: Vec<String>,
     chunk_shape: Vec<u32>,
     fill: Option<FillValue>,
-    /// Sorted by coordinate, as the chunk table must be; a chunk written
-    /// twice keeps its last bytes (the first stay in their block, unused).
-    chunks: BTreeMap<Vec<u32>, Written>,
+    /// A chunk written twice keeps its last bytes (the first stay in their
+    /// block, unused).
+    chunks: Chunks,
     attributes: IndexMap<String, Attr>,
+}
+
+/// Written chunks sorted by coordinate, as the chunk table must be. A sorted
+/// list, not a `BTreeMap`: most arrays of a large collection have one chunk,
+/// and a B-tree's first leaf costs ~1 KB (at a million datasets, over a
+/// gigabyte). Chunks nearly always arrive in C order, so an insert is a push.
+#[derive(Default)]
+struct Chunks(Vec<(Vec<u32>, Written)>);
+
+impl Chunks {
+    fn get(&self, coord: &[u32]) -> Option<&Written> {
+        self.find(coord).ok().map(|i| &self.0[i].1)
+    }
+
+    fn insert(&mut self, coord: Vec<u32>, written: Written) {
+        match self.find(&coord) {
+            Ok(i) => self.0[i].1 = written,
+            Err(i) => {
+                if self.0.is_empty() {
+                    self.0.reserve_exact(1);
+                }
+                self.0.insert(i, (coord, written));
+            }
+        }
+    }
+
+    fn values(&self) -> impl Iterator<Item = &Written> {
+        self.0.iter().map(|(_, w)| w)
+    }
+
+    fn find(&self, coord: &[u32]) -> Result<usize, usize> {
+        match self.0.last() {
+            None => Err(0),
+            Some((last, _)) if last.as_slice() < coord => Err(self.0.len()),
+            _ => self.0.binary_search_by(|(c, _)| c.as_slice().cmp(coord)),
+        }
+    }
 }
 
 impl PendingArray {
@@ -143,7 +179,7 @@ impl Variable {
             dimension_names,
             chunk_shape,
             fill,
-            chunks: BTreeMap::new(),
+            chunks: Chunks::default(),
             attributes: IndexMap::new(),
         };
         self.arrays.insert(name.to_string(), pending);
@@ -318,6 +354,7 @@ impl Variable {
                 chunk_shape: array.chunk_shape,
                 chunks: array
                     .chunks
+                    .0
                     .into_iter()
                     .map(|(coord, w)| ChunkEntry {
                         coord,
@@ -400,6 +437,44 @@ mod tests {
         let footer = decode_segment_footer(&out[range.start as usize..range.end as usize]).unwrap();
         footer.validate(range.start).unwrap();
         (out, footer)
+    }
+
+    #[test]
+    fn chunks_stay_sorted_whatever_order_they_come_in() {
+        let written = |size| Written {
+            at: crate::format::segment::ChunkAddress {
+                block_id: crate::format::segment::BlockId(0),
+                offset: 0,
+                size,
+            },
+            partial: stats::chunk_partial(&[], &DType::UInt8, None),
+        };
+        let mut chunks = Chunks::default();
+        for (coord, size) in [
+            ([1, 0], 1),
+            ([0, 2], 2),
+            ([1, 1], 3),
+            ([0, 0], 4),
+            ([0, 2], 5),
+        ] {
+            chunks.insert(coord.to_vec(), written(size));
+        }
+        let order: Vec<(Vec<u32>, u32)> = chunks
+            .0
+            .iter()
+            .map(|(c, w)| (c.clone(), w.at.size))
+            .collect();
+        assert_eq!(
+            order,
+            vec![
+                (vec![0, 0], 4),
+                (vec![0, 2], 5),
+                (vec![1, 0], 1),
+                (vec![1, 1], 3)
+            ]
+        );
+        assert_eq!(chunks.get(&[1, 1]).map(|w| w.at.size), Some(3));
+        assert!(chunks.get(&[2, 0]).is_none());
     }
 
     #[test]
