@@ -125,8 +125,7 @@ fn reader_features_it_cannot_honour_are_refused_by_name() {
     let table = open(&honoured).unwrap();
     assert_eq!((table.version(), table.files().len()), (0, 0));
     for (name, features) in [
-        ("dv", r#""deletionVectors""#),
-        ("v2", r#""timestampNtz","v2Checkpoint""#),
+        ("v2", r#""timestampNtz","deletionVectors","v2Checkpoint""#),
         ("unknown", r#""somethingNew""#),
     ] {
         let root = hand_written(name, &[&format!("{}\n{SCHEMA}\n", protocol(features))]);
@@ -143,14 +142,17 @@ fn reader_features_it_cannot_honour_are_refused_by_name() {
     let v4 = r#"{"protocol":{"minReaderVersion":4,"minWriterVersion":7}}"#;
     let err = open(&hand_written("v4", &[&format!("{v4}\n{SCHEMA}\n")])).unwrap_err();
     assert_eq!(err.code(), "UnsupportedProtocol");
+    // Deletion vectors are applied (deletion_vectors_* below).
+    let dv = hand_written(
+        "dv",
+        &[&format!("{}\n{SCHEMA}\n", protocol(r#""deletionVectors""#))],
+    );
+    open(&dv).unwrap();
     // A protocol raised in a later commit counts too.
     let v1 = r#"{"protocol":{"minReaderVersion":1,"minWriterVersion":2}}"#;
     let later = hand_written(
         "later",
-        &[
-            &format!("{v1}\n{SCHEMA}\n"),
-            &protocol(r#""deletionVectors""#),
-        ],
+        &[&format!("{v1}\n{SCHEMA}\n"), &protocol(r#""v2Checkpoint""#)],
     );
     assert_eq!(open(&later).unwrap_err().code(), "UnsupportedProtocol");
 }
@@ -505,4 +507,221 @@ fn a_table_with_a_checkpoint_opens_without_reading_a_data_file() {
     let before = store.requests();
     block_on(split.content(*i, "image")).unwrap();
     assert_eq!(store.requests() - before, 1, "{key}");
+}
+
+/// A table of tests/atria/delta-dv (tables with deletion vectors written by
+/// Spark and Databricks; SOURCE.md beside each says whence) and the rows
+/// delta-rs reads from it (expected.json, tests/atria/delta-dv/make_expected.py).
+fn dv_table(name: &str) -> (PathBuf, Json) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/atria/delta-dv")
+        .join(name);
+    let text = std::fs::read_to_string(root.join("expected.json")).unwrap();
+    (root, serde_json::from_str(&text).unwrap())
+}
+
+/// Rows equal to what delta-rs read: integers and strings exactly, floats to
+/// within an ulp or so (serde_json's default float parsing may land one ulp
+/// off the number Python printed).
+fn same_json(read: &[Json], want: &[Json], name: &str) {
+    assert_eq!(read.len(), want.len(), "{name}");
+    for (i, (r, w)) in read.iter().zip(want).enumerate() {
+        let (r, w) = (r.as_object().unwrap(), w.as_object().unwrap());
+        assert_eq!(
+            r.keys().collect::<Vec<_>>(),
+            w.keys().collect::<Vec<_>>(),
+            "{name} row {i}"
+        );
+        for (k, wv) in w {
+            let rv = &r[k];
+            match (rv.as_f64(), wv.as_f64()) {
+                (Some(a), Some(b)) if rv.is_f64() || wv.is_f64() => {
+                    assert!(
+                        (a - b).abs() <= b.abs() * 1e-15,
+                        "{name} row {i} {k}: {a} != {b}"
+                    )
+                }
+                _ => assert_eq!(rv, wv, "{name} row {i} {k}"),
+            }
+        }
+    }
+}
+
+/// The table's rows through `Split::row` and `Split::rows`, checked alike.
+fn split_rows(root: &Path) -> Vec<Json> {
+    let cache = block_on(AtriaCache::open(DirStore::new(root))).unwrap();
+    assert_eq!(
+        (cache.backend(), cache.splits()),
+        ("deltalake", &["train".to_string()][..])
+    );
+    let split = block_on(cache.split("train")).unwrap();
+    let by_index: Vec<Json> = (0..split.num_rows())
+        .map(|i| canonical(&block_on(split.row(i)).unwrap()))
+        .collect();
+    let mut cursor = split.rows();
+    let mut iterated = Vec::new();
+    while let Some(row) = block_on(cursor.next()) {
+        iterated.push(canonical(&row.unwrap()));
+    }
+    assert_eq!(by_index, iterated);
+    let past = block_on(split.row(split.num_rows())).unwrap_err();
+    assert_eq!(past.code(), "OutOfBounds");
+    by_index
+}
+
+#[test]
+fn deletion_vectors_in_files_inline_and_across_checkpoints_hide_their_rows() {
+    for (name, version, rows, gone) in [
+        // Spark's DELETE of value IN (0, 9): one DV file, offset 1.
+        ("table-with-dv-small", 1, 8, vec![0, 9]),
+        // The same bitmap inline (storageType 'i').
+        ("table-with-inline-dv", 1, 8, vec![0, 9]),
+        // DELETEs of id 12, then 89, replacing the first DV; checkpoints at 10 and 20.
+        ("table_with_deletion_logs", 20, 98, vec![12, 89]),
+        // An add of a new DV before the remove of the old one, in one commit.
+        ("log-replay-dv-key-cases", 3, 47, vec![0, 7, 14]),
+    ] {
+        let (root, want) = dv_table(name);
+        let table = open(&root).unwrap();
+        assert_eq!(table.version(), version, "{name}");
+        assert_eq!(want["version"], version, "{name}");
+        assert_eq!(table.files().len(), 1, "{name}");
+        let dv = table.files()[0].deletion_vector.clone().unwrap();
+        assert_eq!(dv.cardinality, gone.len() as u64, "{name}");
+        let read = split_rows(&root);
+        assert_eq!(read.len(), rows, "{name}");
+        same_json(&read, want["rows"].as_array().unwrap(), name);
+        let key = want["columns"][if name.starts_with("table_") { 3 } else { 0 }]
+            .as_str()
+            .unwrap();
+        for row in &read {
+            let k = row[key].as_i64().unwrap();
+            assert!(!gone.contains(&k), "{name}: {k} is deleted");
+        }
+    }
+    let (root, _) = dv_table("table-with-dv-small");
+    let values: Vec<i64> = split_rows(&root)
+        .iter()
+        .map(|r| r["value"].as_i64().unwrap())
+        .collect();
+    assert_eq!(values, [1, 2, 3, 4, 5, 6, 7, 8]);
+}
+
+#[test]
+fn a_deletion_vector_is_one_ranged_read_of_its_bytes() {
+    let (root, _) = dv_table("table-with-dv-small");
+    let store = CountingStore::new(root.clone());
+    let cache = block_on(AtriaCache::open(store.clone())).unwrap();
+    let split = block_on(cache.split("train")).unwrap();
+    // The cardinality is in the log: no data file or DV is read to count.
+    assert_eq!(split.num_rows(), 8);
+    assert!(store
+        .paths_read()
+        .iter()
+        .all(|p| p.contains("/_delta_log/")));
+    block_on(split.row(0)).unwrap();
+    let dv = "delta/train/deletion_vector_61d16c75-6994-46b7-a15b-8b538852e50e.bin";
+    assert_eq!(
+        store.paths_read().iter().filter(|p| *p == dv).count(),
+        1,
+        "{:?}",
+        store.paths_read()
+    );
+}
+
+/// A copy of table-with-dv-small whose DV file or log is changed by `edit`.
+fn forged_dv(name: &str, edit: impl FnOnce(&Path)) -> PathBuf {
+    let (src, _) = dv_table("table-with-dv-small");
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("atria-dv-{name}"));
+    let _ = std::fs::remove_dir_all(&root);
+    let table = root.join("delta/train");
+    std::fs::create_dir_all(table.join("_delta_log")).unwrap();
+    for rel in [
+        "_delta_log/00000000000000000000.json",
+        "_delta_log/00000000000000000001.json",
+        "part-00000-fae5310a-a37d-4e51-827b-c3d5516560ca-c000.snappy.parquet",
+        "deletion_vector_61d16c75-6994-46b7-a15b-8b538852e50e.bin",
+    ] {
+        std::fs::copy(src.join("delta/train").join(rel), table.join(rel)).unwrap();
+    }
+    edit(&table);
+    root
+}
+
+#[test]
+fn forged_deletion_vectors_are_typed_errors() {
+    let dv_file = "deletion_vector_61d16c75-6994-46b7-a15b-8b538852e50e.bin";
+    let flip = |at: usize| {
+        move |t: &Path| {
+            let mut bytes = std::fs::read(t.join(dv_file)).unwrap();
+            bytes[at] ^= 1;
+            std::fs::write(t.join(dv_file), bytes).unwrap();
+        }
+    };
+    let relog = |from: &'static str, to: &'static str| {
+        move |t: &Path| {
+            let p = t.join("_delta_log/00000000000000000001.json");
+            let text = std::fs::read_to_string(&p).unwrap();
+            assert!(text.contains(from), "{from}");
+            std::fs::write(&p, text.replace(from, to)).unwrap();
+        }
+    };
+    type Edit = Box<dyn FnOnce(&Path)>;
+    let cases: Vec<(&str, Edit, &str)> = vec![
+        ("version", Box::new(flip(0)), "version"),
+        ("size", Box::new(flip(4)), "bytes"),
+        ("bitmap", Box::new(flip(30)), "CRC-32"),
+        ("crc", Box::new(flip(44)), "CRC-32"),
+        (
+            "missing",
+            Box::new(move |t: &Path| std::fs::remove_file(t.join(dv_file)).unwrap()),
+            "missing",
+        ),
+        (
+            "truncated",
+            Box::new(move |t: &Path| {
+                let bytes = std::fs::read(t.join(dv_file)).unwrap();
+                std::fs::write(t.join(dv_file), &bytes[..40]).unwrap();
+            }),
+            "past the file",
+        ),
+        (
+            "cardinality",
+            Box::new(relog(r#""cardinality":2"#, r#""cardinality":3"#)),
+            "the log says 3",
+        ),
+        (
+            "offset",
+            Box::new(relog(r#""offset":1,"#, r#""offset":2,"#)),
+            "past the file",
+        ),
+        (
+            "sizeInBytes",
+            Box::new(relog(r#""sizeInBytes":36"#, r#""sizeInBytes":35"#)),
+            "36 bytes",
+        ),
+    ];
+    for (name, edit, says) in cases {
+        let root = forged_dv(name, edit);
+        let cache = block_on(AtriaCache::open(DirStore::new(&root))).unwrap();
+        let split = block_on(cache.split("train")).unwrap();
+        let err = block_on(split.row(0)).unwrap_err();
+        assert_eq!(err.code(), "Corrupt", "{name}: {err}");
+        assert!(err.to_string().contains(says), "{name}: {err}");
+    }
+    // More deleted rows than the file has, and rows past its end.
+    let root = forged_dv(
+        "too-many",
+        relog(r#""cardinality":2"#, r#""cardinality":11"#),
+    );
+    let cache = block_on(AtriaCache::open(DirStore::new(&root))).unwrap();
+    assert_eq!(
+        block_on(cache.split("train")).unwrap_err().code(),
+        "Corrupt"
+    );
+    let root = forged_dv(
+        "absolute",
+        relog(r#""storageType":"u""#, r#""storageType":"p""#),
+    );
+    assert_eq!(open(&root).unwrap_err().code(), "UnsupportedProtocol");
 }

@@ -34,22 +34,26 @@
 //! ```
 
 mod cache;
+mod crc32;
 mod delta;
 mod json;
 mod msgpack;
 mod numpy;
 pub mod parquet;
 mod pointer;
+mod roaring;
 mod store;
 mod tar;
 mod tar_header;
 mod tar_index;
 mod value;
+mod z85;
 
 pub use cache::{sample_key, AtriaCache, Backend, Column, RowCursor, Split};
-pub use delta::{DeltaFile, DeltaRows, DeltaTable, Field};
+pub use delta::{DeletionVector, DeltaFile, DeltaRows, DeltaTable, Field};
 pub use msgpack::{MsgpackShard, MsgpackSplit, SplitRows};
 pub use pointer::{Check, Defect, MemberRef, Naming, Pointer};
+pub use roaring::RowSet;
 #[cfg(not(target_arch = "wasm32"))]
 pub use store::DirStore;
 pub use store::Store;

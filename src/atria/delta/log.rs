@@ -15,6 +15,7 @@ use super::super::json;
 use super::super::store::Store;
 use super::super::value::Value;
 use super::data::DataFile;
+use super::deletion::{self, DeletionVector};
 use super::schema::{self, Field};
 use super::{protocol, DeltaFile, DeltaTable};
 
@@ -225,12 +226,14 @@ fn apply_actions(row: &Value, what: &str, state: &mut State) -> Result<()> {
         match kind.as_str() {
             "add" => {
                 let file = add_file(action, what)?;
-                state.files.shift_remove(&file.log_path);
-                state.files.insert(file.log_path.clone(), file);
+                let key = file_key(&file.log_path, file.deletion_vector.as_ref());
+                state.files.shift_remove(&key);
+                state.files.insert(key, file);
             }
             "remove" => {
                 let path = string(action, "path", what)?;
-                state.files.shift_remove(path);
+                let dv = deletion::descriptor(action, what)?;
+                state.files.shift_remove(&file_key(path, dv.as_ref()));
             }
             "metaData" => state.metadata = Some(action.clone()),
             "protocol" => state.protocol = Some(action.clone()),
@@ -239,6 +242,16 @@ fn apply_actions(row: &Value, what: &str, state: &mut State) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A live file's identity: its path and its deletion vector's (an `add` of
+/// a path with a new vector and the `remove` of its old one may come in
+/// either order within a commit).
+fn file_key(path: &str, dv: Option<&DeletionVector>) -> String {
+    match dv {
+        Some(dv) => format!("{path}\n{}", dv.unique_id()),
+        None => path.to_string(),
+    }
 }
 
 fn string<'a>(action: &'a Value, key: &str, what: &str) -> Result<&'a str> {
@@ -252,14 +265,7 @@ fn string<'a>(action: &'a Value, key: &str, what: &str) -> Result<&'a str> {
 
 fn add_file(add: &Value, what: &str) -> Result<DeltaFile> {
     let log_path = string(add, "path", what)?.to_string();
-    if add
-        .get("deletionVector")
-        .is_some_and(|d| !matches!(d, Value::Nil))
-    {
-        return Err(Error::UnsupportedProtocol(format!(
-            "{what}: {log_path} has a deletion vector, which this reader does not apply"
-        )));
-    }
+    let deletion_vector = deletion::descriptor(add, what)?;
     let size = match add.get("size") {
         Some(Value::Int(s)) if *s >= 0 => *s as u64,
         _ => {
@@ -306,6 +312,7 @@ fn add_file(add: &Value, what: &str) -> Result<DeltaFile> {
         size,
         num_records,
         partition_values,
+        deletion_vector,
     })
 }
 
@@ -392,6 +399,15 @@ fn finish(state: State, dir: &str, version: u64) -> Result<DeltaTable> {
                     f.log_path
                 ))
             })?;
+            if let Some(path) = f.deletion_vector.as_mut().and_then(|dv| dv.path.as_mut()) {
+                *path = format!("{dir}/{path}");
+                super::super::store::check_relative(path).map_err(|_| {
+                    Error::Corrupt(format!(
+                        "{what}: the deletion vector of '{}' leaves the table",
+                        f.log_path
+                    ))
+                })?;
+            }
             Ok(f)
         })
         .collect::<Result<Vec<_>>>()?;

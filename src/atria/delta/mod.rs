@@ -3,12 +3,14 @@
 //! files' row groups read by range into rows.
 
 mod data;
+mod deletion;
 mod log;
 mod partition;
 mod protocol;
 mod rows;
 mod schema;
 
+pub use deletion::DeletionVector;
 pub use rows::DeltaRows;
 pub use schema::Field;
 
@@ -41,6 +43,9 @@ pub struct DeltaFile {
     pub num_records: Option<u64>,
     /// Its partition values (column, value as text or null).
     pub partition_values: Vec<(String, Option<String>)>,
+    /// The rows deleted from it, when the `add` has a deletion vector: its
+    /// rows are then `num_records` less the vector's cardinality.
+    pub deletion_vector: Option<DeletionVector>,
 }
 
 impl DeltaTable {

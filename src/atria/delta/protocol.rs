@@ -4,7 +4,8 @@
 //! when `delta.columnMapping.mode` says so: `name` and `id` are read by
 //! physical names). Version 3 lists its
 //! `readerFeatures`; those that change nothing for a reader of plain rows
-//! are honoured, any other is refused by name rather than read wrong.
+//! are honoured, and so are deletion vectors (applied); any other is refused
+//! by name rather than read wrong.
 
 use crate::error::{Error, Result};
 
@@ -13,7 +14,7 @@ use super::super::value::Value;
 /// Reader features whose tables this reader reads correctly: `timestampNtz`
 /// is a column type (the parquet reader's business), `vacuumProtocolCheck`
 /// only binds writers and vacuum, `columnMapping` is read by physical names
-/// (schema.rs).
+/// (schema.rs), `deletionVectors` are applied.
 const HONOURED: &[&str] = &[
     "timestampNtz",
     "vacuumProtocolCheck",
@@ -21,6 +22,8 @@ const HONOURED: &[&str] = &[
     // Honoured by refusing a column of type variant (schema.rs): a table
     // without one reads as any other.
     "variantType",
+    // Applied: the rows an `add`'s deletion vector names are skipped (deletion.rs, rows.rs).
+    "deletionVectors",
 ];
 
 /// Refuses the table when its `protocol` action asks for what this reader
@@ -104,10 +107,11 @@ mod tests {
     fn unknown_features_are_refused_by_name() {
         check(&protocol(1, &[]), "t").unwrap();
         check(&protocol(3, &["timestampNtz"]), "t").unwrap();
+        check(&protocol(3, &["deletionVectors"]), "t").unwrap();
         for (p, feature) in [
             (
-                protocol(3, &["timestampNtz", "deletionVectors"]),
-                "deletionVectors",
+                protocol(3, &["timestampNtz", "deletionVectors", "v2Checkpoint"]),
+                "v2Checkpoint",
             ),
             (protocol(3, &["v2Checkpoint"]), "v2Checkpoint"),
             (protocol(4, &[]), "version 4"),

@@ -5,15 +5,19 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::{Error, Result};
 
+use super::super::roaring::RowSet;
 use super::super::store::Store;
 use super::super::value::Value;
 use super::data::DataFile;
+use super::deletion;
 use super::partition;
 use super::DeltaTable;
 
 /// The rows of a table, addressed by a global index (the files in log
 /// order). Opened files and the last row group read are kept, so reading
-/// rows in order reads each row group once.
+/// rows in order reads each row group once. A file's rows its deletion
+/// vector names are not there: its live rows are numbered in file order,
+/// and the vector is read (one ranged read) when the file is first opened.
 pub struct DeltaRows {
     table: DeltaTable,
     store: Arc<dyn Store>,
@@ -30,6 +34,8 @@ struct OpenFile {
     file: DataFile,
     /// Each row group's first row, and the file's total last.
     group_starts: Vec<u64>,
+    /// The rows its deletion vector deletes.
+    deleted: Option<RowSet>,
 }
 
 impl DeltaRows {
@@ -45,7 +51,7 @@ impl DeltaRows {
         };
         let mut starts = vec![0u64];
         for (i, f) in rows.table.files().iter().enumerate() {
-            let count = match f.num_records {
+            let physical = match f.num_records {
                 Some(n) => n,
                 None => *rows
                     .open_file(i)
@@ -54,6 +60,13 @@ impl DeltaRows {
                     .last()
                     .expect("a total"),
             };
+            let deleted = f.deletion_vector.as_ref().map_or(0, |dv| dv.cardinality);
+            let count = physical.checked_sub(deleted).ok_or_else(|| {
+                Error::Corrupt(format!(
+                    "{}: a deletion vector of {deleted} rows for a file of {physical}",
+                    f.path
+                ))
+            })?;
             let next = starts
                 .last()
                 .expect("a start")
@@ -71,7 +84,7 @@ impl DeltaRows {
         &self.table
     }
 
-    /// Rows in all live files.
+    /// Live rows in all live files (those no deletion vector deletes).
     pub fn num_rows(&self) -> u64 {
         *self.starts.last().expect("a total")
     }
@@ -86,8 +99,9 @@ impl DeltaRows {
             )));
         }
         let f = self.starts.partition_point(|&s| s <= index) - 1;
-        let local = index - self.starts[f];
+        let live = index - self.starts[f];
         let open = self.open_file(f).await?;
+        let local = open.deleted.as_ref().map_or(live, |d| d.nth_absent(live));
         let file_rows = *open.group_starts.last().expect("a total");
         if local >= file_rows {
             return Err(Error::Corrupt(format!(
@@ -124,13 +138,33 @@ impl DeltaRows {
         if let Some(open) = lock(&self.opened).get(&f) {
             return Ok(open.clone());
         }
-        let source = self.store.open(&self.table.files()[f].path)?;
+        let entry = &self.table.files()[f];
+        let source = self.store.open(&entry.path)?;
         let file = DataFile::open(source).await?;
         let mut group_starts = vec![0u64];
         for n in file.row_group_rows() {
             group_starts.push(group_starts.last().expect("a start").saturating_add(n));
         }
-        let open = Arc::new(OpenFile { file, group_starts });
+        let deleted = match &entry.deletion_vector {
+            Some(dv) => {
+                let what = format!("the deletion vector of {}", entry.path);
+                let budget = super::super::default_memory_budget();
+                let set = deletion::load(dv, self.store.as_ref(), budget, &what).await?;
+                let file_rows = *group_starts.last().expect("a total");
+                if let Some(max) = set.max().filter(|&m| m >= file_rows) {
+                    return Err(Error::Corrupt(format!(
+                        "{what} deletes row {max}, the file has {file_rows}"
+                    )));
+                }
+                Some(set)
+            }
+            None => None,
+        };
+        let open = Arc::new(OpenFile {
+            file,
+            group_starts,
+            deleted,
+        });
         lock(&self.opened).insert(f, open.clone());
         Ok(open)
     }
