@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-targets=${TARGETS:-"collection_footer segment_footer segment_rows mask block_decode open_and_read parquet_read msgpack_shard tar_shard delta_log"}
+targets=${TARGETS:-"collection_footer segment_footer segment_rows mask block_decode open_and_read parquet_read msgpack_shard tar_shard delta_log deletion_vector"}
 mkdir -p fuzz/logs
 failed=""
 for target in $targets; do
@@ -27,6 +27,7 @@ for target in $targets; do
         parquet_read) max_len=262144 ;;
         msgpack_shard | tar_shard) max_len=65536 ;;
         delta_log) max_len=16384 ;;
+        deletion_vector) max_len=32768 ;;
     esac
     mkdir -p "fuzz/corpus/$target" "fuzz/artifacts/$target"
     echo "== $target: ${seconds}s" >&2

@@ -66,11 +66,17 @@ fn the_committed_corpus_replays_without_a_panic() {
 #[cfg(feature = "atria")]
 #[test]
 fn the_atria_seeds_read_through() {
-    let whole: [(&str, targets::Target, &str); 3] = [
+    let whole: [(&str, targets::Target, &str); 4] = [
         ("msgpack_shard", targets::msgpack_shard, "seed_"),
         ("tar_shard", targets::tar_shard, "seed_"),
         // A later commit alone is a table without its schema: only the first reads.
         ("delta_log", targets::delta_log, "00000000000000000000.json"),
+        // The one DV file written for the target's table (table-with-dv-small).
+        (
+            "deletion_vector",
+            targets::deletion_vector,
+            "seed_file_61d16c75",
+        ),
     ];
     for (target, run, pattern) in whole {
         let seeds: Vec<_> = files_in(&fuzz_dir().join("corpus").join(target))

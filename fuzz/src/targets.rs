@@ -194,6 +194,8 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("tar_shard", tar_shard),
     #[cfg(feature = "atria")]
     ("delta_log", delta_log),
+    #[cfg(feature = "atria")]
+    ("deletion_vector", deletion_vector),
 ];
 
 /// Opens the input as a parquet file (`atlas_wasm::atria::parquet`) and
@@ -381,4 +383,61 @@ fn check_rows<T: Decoded + std::fmt::Debug>(
         }
     }
     first_error
+}
+
+/// A Delta deletion vector two ways: the input as a portable 64-bit roaring
+/// bitmap (its set's answers checked against each other), and as a whole
+/// deletion vector file (version byte, size, bitmap, CRC-32) that the `add`
+/// of a real one-file table (delta-rs's table-with-dv-small) points at,
+/// read through the table's rows.
+#[cfg(feature = "atria")]
+pub fn deletion_vector(data: &[u8]) -> Result<()> {
+    use atlas_wasm::atria::{DeltaRows, DeltaTable, RowSet};
+    const LOG0: &[u8] = include_bytes!(
+        "../../tests/atria/delta-dv/table-with-dv-small/delta/train/_delta_log/00000000000000000000.json"
+    );
+    const DATA: &[u8] = include_bytes!(
+        "../../tests/atria/delta-dv/table-with-dv-small/delta/train/part-00000-fae5310a-a37d-4e51-827b-c3d5516560ca-c000.snappy.parquet"
+    );
+    const PART: &str = "part-00000-fae5310a-a37d-4e51-827b-c3d5516560ca-c000.snappy.parquet";
+    let bitmap = RowSet::decode_portable(data, "input");
+    if let Ok(set) = &bitmap {
+        let mut last = None;
+        for n in 0..64u64 {
+            let row = set.nth_absent(n);
+            assert!(!set.contains(row), "row {row} is both deleted and live");
+            assert!(
+                last.is_none_or(|l| row > l),
+                "live rows out of order at {n}"
+            );
+            last = Some(row);
+        }
+        assert_eq!(set.iter().count() as u64, set.len());
+    }
+    let cardinality = bitmap.as_ref().map_or(2, |s| s.len());
+    let size = data.len().saturating_sub(9);
+    let commit = format!(
+        r#"{{"add":{{"path":"{PART}","partitionValues":{{}},"size":635,"stats":"{{\"numRecords\":10}}","deletionVector":{{"storageType":"u","pathOrInlineDv":"vBn[lx{{q8@P<9BNH/isA","offset":1,"sizeInBytes":{size},"cardinality":{cardinality}}}}}}}"#
+    );
+    let files: Vec<(&'static str, &[u8])> = vec![
+        ("t/_delta_log/00000000000000000000.json", LOG0),
+        ("t/_delta_log/00000000000000000001.json", commit.as_bytes()),
+        (
+            "t/part-00000-fae5310a-a37d-4e51-827b-c3d5516560ca-c000.snappy.parquet",
+            DATA,
+        ),
+        (
+            "t/deletion_vector_61d16c75-6994-46b7-a15b-8b538852e50e.bin",
+            data,
+        ),
+    ];
+    let store = store_of(files);
+    futures_executor::block_on(async {
+        let table = DeltaTable::open_with_budget(&store, "t", BUDGET).await?;
+        let rows = DeltaRows::new(table, Arc::new(store)).await?;
+        for i in 0..rows.num_rows() {
+            rows.row(i).await?;
+        }
+        Ok(())
+    })
 }

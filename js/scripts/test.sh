@@ -40,6 +40,10 @@ if [ ! "$ATLAS_ATRIA_CORPUS/expected.json" -nt "$root/tests/atria/make_corpus.py
   bash "$root/tests/atria/make_corpus.sh" "$ATLAS_ATRIA_CORPUS"
 fi
 
+# Delta tables with deletion vectors, for test/atria-dv.test.mjs: committed
+# in the repository, served from there.
+export ATLAS_DELTA_DV="${ATLAS_DELTA_DV:-$root/tests/atria/delta-dv}"
+
 # Collections that lie, for test/forged.test.mjs (tests/reader_forged.rs
 # writes them; cheap once `cargo test --all-features` has built it).
 step "writing forged collections into $ATLAS_FIXTURES/forged"
