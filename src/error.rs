@@ -345,6 +345,26 @@ mod tests {
         assert_eq!(Error::from_code("HttpStatus", "m".into(), None), None);
     }
 
+    /// A variant added without its code in [`CODES`] (and so in JavaScript)
+    /// fails here: each code is its variant's name.
+    #[test]
+    fn every_variant_of_the_enum_has_its_code_listed() {
+        let source = include_str!("error.rs");
+        let from = source.find("pub enum Error {").expect("the enum");
+        let body = &source[from..from + source[from..].find("\n}\n").expect("its end")];
+        let variants: Vec<&str> = body
+            .lines()
+            .filter_map(|line| line.strip_prefix("    "))
+            .filter(|line| line.starts_with(|c: char| c.is_ascii_uppercase()))
+            .map(|line| {
+                line.split(|c: char| !c.is_ascii_alphanumeric())
+                    .next()
+                    .unwrap()
+            })
+            .collect();
+        assert_eq!(variants, CODES);
+    }
+
     #[test]
     fn javascript_lists_the_same_codes() {
         let js = include_str!("../js/src/errors.js");

@@ -35,6 +35,7 @@ fi
 export ATLAS_ATRIA_CORPUS="${ATLAS_ATRIA_CORPUS:-$root/target/atria-corpus}"
 if [ ! "$ATLAS_ATRIA_CORPUS/expected.json" -nt "$root/tests/atria/make_corpus.py" ] ||
    [ ! "$ATLAS_ATRIA_CORPUS/parquet/expected.json" -nt "$root/tests/atria/make_parquet.py" ] ||
+   [ ! "$ATLAS_ATRIA_CORPUS/parquet/expected.json" -nt "$root/tests/atria/other_writers.py" ] ||
    [ ! "$ATLAS_ATRIA_CORPUS/expected.json" -nt "$root/tests/atria/requirements.txt" ]; then
   step "writing the Atria corpus into $ATLAS_ATRIA_CORPUS"
   bash "$root/tests/atria/make_corpus.sh" "$ATLAS_ATRIA_CORPUS"
@@ -77,6 +78,8 @@ mkdir -p "$scratch/test"
 echo '{ "private": true, "type": "module" }' > "$scratch/package.json"
 (cd "$scratch" && npm install --no-save --no-audit --no-fund --loglevel=error ./atlas-wasm-*.tgz)
 cp "$js"/test/*.mjs "$scratch/test/"
+# The HTTP fault table both fault servers serve (test/conformance.test.mjs).
+cp "$root/tests/http_faults.json" "$scratch/test/"
 # The Worker example is read from the checkout; miniflare and playwright-core
 # resolve from js/node_modules, one directory up.
 export ATLAS_WORKER_EXAMPLE="$js/examples/worker/src/index.js"

@@ -5,30 +5,16 @@
  * Expose-Headers, and preflights.
  *
  * Hostile behaviour is chosen per request by a path prefix, so a browser can
- * ask for it too:
+ * ask for it too: `/~FAULT/…` for each fault of the table the native fault
+ * server serves too (tests/http_faults.json, `faults`: ignore-range, 416,
+ * gzip, short, stall, redirect-302, …; test/conformance.test.mjs runs its
+ * cases and holds `FAULTS` below equal to it), and two of this server's own:
  *
- *     /~ignore-range/…  answers 200 with the whole file
- *     /~416/…           answers 416 to every ranged GET
- *     /~gzip/…          gzips each answer (Content-Encoding: gzip)
- *     /~etag-change/…   the first answer per path is version 1; after it the
- *                       file is "replaced" (new ETag; If-Match v1 gets 412)
- *     /~flaky/…         the first request per path answers 500
  *     /~slow/…          waits 300 ms before answering
+ *     /~no-expose/…     no Access-Control-Expose-Headers (a browser then
+ *                       hides Content-Range and ETag from the page)
  *
- * and, for the fault matrix of test/conformance.test.mjs:
- *
- *     /~short/… /~long/…  a 206 one byte shorter / longer than its Content-Range
- *     /~wrong-range/…     a 206 whose Content-Range is off by one
- *     /~multipart/…       a 206 as multipart/byteranges
- *     /~br/…              brotli on the 206 (Content-Encoding: br)
- *     /~416-bare/…        416 without Content-Range to every ranged GET
- *     /~weak-etag/…       a weak ETag (W/"…")
- *     /~down/…            503 to every request
- *     /~reset/…           half the body, then the connection is destroyed
- *     /~stall/…           half the body, then nothing until the client leaves
- *     /~redirect-302/…, /~redirect-307/…  a redirect to the path without it
- *     /~no-expose/…       no Access-Control-Expose-Headers (a browser then
- *                         hides Content-Range and ETag from the page)
+ * Any other `/~NAME/` prefix is answered 501.
  *
  * Every request is logged (`server.log`), and `server.maxActive` is the most
  * requests ever in flight at once.
@@ -50,11 +36,13 @@ const TYPES = {
   ".svg": "image/svg+xml",
   ".png": "image/png",
 };
-const KNOBS = new Set([
-  ...["ignore-range", "416", "gzip", "etag-change", "flaky", "slow"],
-  ...["short", "long", "wrong-range", "multipart", "br", "416-bare", "weak-etag", "down"],
-  ...["reset", "stall", "redirect-302", "redirect-307", "no-expose"],
+/** The faults of tests/http_faults.json, as served here (`ok` changes nothing). */
+export const FAULTS = Object.freeze([
+  ...["ok", "ignore-range", "416", "416-bare", "gzip", "br", "wrong-range", "multipart", "short", "long"],
+  ...["weak-etag", "ignore-if-match", "etag-change", "flaky", "down", "reset", "stall"],
+  ...["redirect-302", "redirect-307"],
 ]);
+const KNOBS = new Set([...FAULTS, "slow", "no-expose"]);
 
 /**
  * @param {{root: string, port?: number, host?: string}} options
@@ -82,7 +70,10 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
   async function handle(req, res, entry) {
     let path = decodeURIComponent(new URL(req.url, "http://x").pathname);
     const knobs = new Set();
-    for (let m; (m = /^\/~([a-z0-9-]+)(\/.*)$/.exec(path)) && KNOBS.has(m[1]); path = m[2]) knobs.add(m[1]);
+    for (let m; (m = /^\/~([a-z0-9-]+)(\/.*)$/.exec(path)); path = m[2]) {
+      if (!KNOBS.has(m[1])) return answer(501, corsExposed({}));
+      knobs.add(m[1]);
+    }
     const count = (seen.get(req.url) ?? 0) + 1;
     seen.set(req.url, count);
 
@@ -122,7 +113,8 @@ export async function startServer({ root, port = 0, host = "127.0.0.1" }) {
     if (knobs.has("weak-etag")) etag = `W/${etag}`;
     const headers = cors({ "Content-Type": TYPES[extname(file)] ?? "application/octet-stream", ETag: etag, "Accept-Ranges": "bytes" });
     const ifMatch = req.headers["if-match"];
-    if (ifMatch && ifMatch !== "*" && !ifMatch.split(/\s*,\s*/).includes(etag)) return answer(412, headers);
+    const honoursIfMatch = !knobs.has("ignore-if-match");
+    if (honoursIfMatch && ifMatch && ifMatch !== "*" && !ifMatch.split(/\s*,\s*/).includes(etag)) return answer(412, headers);
     // If-None-Match compares weakly and goes before Range (RFC 9110, 13.2.2).
     const weak = (tag) => tag.replace(/^W\//, "");
     const ifNoneMatch = req.headers["if-none-match"];
