@@ -12,9 +12,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use atlas_wasm::Atlas;
+use common::corpus::corpus;
 use serde_json::Value;
 
 fn python_ready() -> bool {
@@ -36,30 +36,6 @@ fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("create-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-/// A corpus kind of make_corpus.py, generated once per test binary.
-fn corpus(kind: &str) -> PathBuf {
-    static MADE: OnceLock<std::sync::Mutex<Vec<String>>> = OnceLock::new();
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("corpus-{kind}"));
-    let mut made = MADE.get_or_init(Default::default).lock().unwrap();
-    if !made.iter().any(|k| k == kind) {
-        let _ = std::fs::remove_dir_all(&dir);
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/python/make_corpus.py");
-        let mut cmd = Command::new("python3");
-        cmd.arg(script).arg(kind).arg(&dir);
-        if kind == "big" {
-            cmd.args(["--files", "1", "--mb", "24"]);
-        }
-        let out = cmd.output().unwrap();
-        assert!(
-            out.status.success(),
-            "make_corpus.py {kind}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        made.push(kind.to_string());
-    }
     dir
 }
 

@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 
 use atlas_wasm::write::{delete_datasets, merge, AtlasWriter, Codec, WriterConfig};
 use atlas_wasm::{Atlas, Attr};
-use common::{block_on, diff::differences, live_contents, suite};
+use common::{
+    assert_same, atlas_rust_view as theirs, block_on, live_contents, our_view as ours, suite,
+};
 use serde_json::Value;
 
 fn scratch(name: &str) -> PathBuf {
@@ -71,24 +73,6 @@ fn build(dir: &Path, range: Range<usize>, config: WriterConfig) {
         ds.finish().unwrap();
     }
     writer.finish().unwrap();
-}
-
-/// atlas-rust's dump of `dir`, without the creation time.
-fn theirs(dir: &Path) -> Value {
-    let mut doc = atlas_interop::dump(dir).unwrap();
-    doc.as_object_mut().unwrap().remove("created_unix_ms");
-    doc
-}
-
-fn ours(dir: &Path) -> Value {
-    let mut doc = block_on(common::dump::dump(&open(dir))).unwrap();
-    doc.as_object_mut().unwrap().remove("created_unix_ms");
-    doc
-}
-
-fn assert_same(a: &Value, b: &Value, what: &str) {
-    let diffs = differences(a, b);
-    assert!(diffs.is_empty(), "{what}:\n{}", diffs.join("\n"));
 }
 
 const SPLIT: [Range<usize>; 3] = [0..9, 9..20, 20..30];

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod corpus;
 pub mod diff;
 pub mod dump;
 
@@ -87,5 +88,29 @@ pub fn live_contents(mut doc: Value) -> Value {
         .as_array_mut()
         .unwrap()
         .retain(|e| e["values"] != serde_json::json!([]));
+    doc
+}
+
+/// atlas-rust's canonical JSON of the collection in `dir`, without the
+/// creation time: what two builds of the same datasets must agree on.
+pub fn atlas_rust_view(dir: &Path) -> Value {
+    let mut doc = atlas_interop::dump(dir).unwrap_or_else(|e| panic!("{}: {e:#}", dir.display()));
+    doc.as_object_mut().unwrap().remove("created_unix_ms");
+    doc
+}
+
+/// Fails with the first paths where `a` and `b` differ, under `what`.
+pub fn assert_same(a: &Value, b: &Value, what: &str) {
+    let diffs = diff::differences(a, b);
+    assert!(diffs.is_empty(), "{what}:\n{}", diffs.join("\n"));
+}
+
+/// Our reader's canonical JSON of the collection in `dir`, without the
+/// creation time.
+pub fn our_view(dir: &Path) -> Value {
+    let atlas = block_on(atlas_wasm::Atlas::open_path(dir))
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+    let mut doc = block_on(dump::dump(&atlas)).unwrap();
+    doc.as_object_mut().unwrap().remove("created_unix_ms");
     doc
 }
