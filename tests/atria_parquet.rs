@@ -94,7 +94,12 @@ fn assert_same(value: &Value, want: &Json, at: &str) {
 fn every_value_equals_what_pyarrow_reads() {
     let Some(dir) = parquet_dir() else { return };
     let files = expected(&dir);
-    assert!(files.len() >= 20, "{} files", files.len());
+    // pyarrow's and delta-rs's files, and polars', duckdb's and fastparquet's.
+    assert!(files.len() >= 52, "{} files", files.len());
+    for writer in ["polars_", "duckdb_", "fastparquet_"] {
+        let n = files.keys().filter(|n| n.starts_with(writer)).count();
+        assert!(n >= 6, "{n} files of {writer}*");
+    }
     for (name, want) in &files {
         if name.starts_with("unsupported") {
             continue;
@@ -183,6 +188,37 @@ fn column_types_are_named() {
             ),
         ]
     );
+    // What the other writers make of their types.
+    let duckdb = types("duckdb_default");
+    for (name, type_name) in [
+        ("u64", "uint64"),
+        ("huge", "float64"),
+        ("dec4", "decimal(4, 1)"),
+        ("dec18", "decimal(18, 3)"),
+        ("dec38", "decimal(38, 10)"),
+        ("tstz", "timestamp[us, tz=UTC]"),
+        ("uuid", "uuid"),
+        ("mood", "string"),
+        ("triple", "list<int32>"),
+        ("tags", "map<string, int64>"),
+    ] {
+        let found = duckdb.iter().find(|(n, _)| n == name).unwrap();
+        assert_eq!(found.1, type_name, "duckdb {name}");
+    }
+    let polars = types("polars_default");
+    for (name, type_name) in [
+        ("cat", "string"),
+        ("dec", "decimal(10, 2)"),
+        ("dt_ns_paris", "timestamp[ns, tz=UTC]"),
+        ("time", "time64[ns]"),
+        ("triple", "list<int16>"),
+    ] {
+        let found = polars.iter().find(|(n, _)| n == name).unwrap();
+        assert_eq!(found.1, type_name, "polars {name}");
+    }
+    let fastparquet = types("fastparquet_int96");
+    let found = fastparquet.iter().find(|(n, _)| n == "ts").unwrap();
+    assert_eq!(found.1, "timestamp[ns]");
     let hf = types("hf");
     assert_eq!(hf[2].1, "struct<bytes: binary, path: string>");
     let checkpoint = types("delta_checkpoint");
@@ -305,6 +341,14 @@ fn unsupported_codecs_and_encryption_are_named() {
     let error = block_on(file.read_row_group(0, None)).unwrap_err();
     assert_eq!(error.code(), "UnsupportedProtocol");
     assert!(error.to_string().contains("BIT_PACKED"), "{error}");
+
+    // fastparquet's _metadata of a hive-scheme directory: every column chunk
+    // in a part file (file_path).
+    let error =
+        open_bytes(std::fs::read(dir.join("unsupported_fastparquet_metadata.parquet")).unwrap())
+            .unwrap_err();
+    assert_eq!(error.code(), "UnsupportedProtocol", "{error}");
+    assert!(error.to_string().contains("file_path"), "{error}");
 
     let mut encrypted = std::fs::read(dir.join("int96.parquet")).unwrap();
     let n = encrypted.len();

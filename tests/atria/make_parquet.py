@@ -1,4 +1,5 @@
-"""Writes parquet files with pyarrow and deltalake, for tests/atria_parquet.rs.
+"""Writes parquet files with pyarrow, deltalake, polars, duckdb and
+fastparquet, for tests/atria_parquet.rs.
 
   make_parquet.py OUT_DIR
 
@@ -8,8 +9,9 @@ ranges (as pyarrow's metadata gives them) and every row as pyarrow reads it
 back.
 In the JSON, bytes are {"$bin": hex}, floats {"$f": hex of the f64 bits}
 (exact, NaN included), temporal values their integer storage (days, or
-units of the column's time unit), decimals their unscaled big-endian bytes
-as the file holds them ({"$bin": hex}), maps lists of [key, value].
+units of the column's time unit), decimals their unscaled value as the
+file holds it (big-endian bytes {"$bin": hex}, or an integer in INT32 and
+INT64), UUIDs their 16 bytes, maps lists of [key, value].
 """
 
 import datetime
@@ -23,6 +25,8 @@ import sys
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+import other_writers
 
 ROWS = 100
 GROUP = 40  # rows per row group: 3 groups in the typed files
@@ -139,7 +143,13 @@ def wide_table():
 
 
 def storage_type(t):
-    """The type with temporal types replaced by their integer storage."""
+    """The type with temporal types replaced by their integer storage,
+    extension types (duckdb's UUID) by theirs, and fixed-size lists by
+    lists."""
+    if isinstance(t, pa.BaseExtensionType):
+        return storage_type(t.storage_type)
+    if pa.types.is_fixed_size_list(t):
+        return pa.list_(pa.field(t.value_field.name, storage_type(t.value_type), t.value_field.nullable))
     if pa.types.is_timestamp(t) or pa.types.is_time64(t) or pa.types.is_duration(t) or pa.types.is_date64(t):
         return pa.int64()
     if pa.types.is_date32(t) or pa.types.is_time32(t):
@@ -154,13 +164,16 @@ def storage_type(t):
 
 
 def decimal_widths(path):
-    """Leaf column path -> FIXED_LEN_BYTE_ARRAY width, for decimals."""
+    """Leaf column path -> FIXED_LEN_BYTE_ARRAY width, for decimals; None
+    for decimals in INT32 or INT64 (polars and duckdb write those)."""
     schema = pq.ParquetFile(path).schema
     widths = {}
     for i in range(len(schema)):
         col = schema.column(i)
         if col.physical_type == "FIXED_LEN_BYTE_ARRAY":
             widths[col.path] = col.length
+        elif col.physical_type in ("INT32", "INT64") and col.logical_type.type == "DECIMAL":
+            widths[col.path] = None
     return widths
 
 
@@ -184,6 +197,8 @@ def canon(value, t, path, widths):
         unscaled = int("".join(map(str, digits)) or "0") * (-1 if sign else 1)
         unscaled *= 10 ** (exp + t.scale)
         width = next(w for p, w in widths.items() if p.split(".")[0] == path.split(".")[0])
+        if width is None:
+            return unscaled
         return {"$bin": unscaled.to_bytes(width, "big", signed=True).hex()}
     return value
 
@@ -347,6 +362,10 @@ def main():
         path = os.path.join(out, f"lz4_{name}.parquet")
         shutil.copy(os.path.join(here, "parquet-testing", f"{name}.parquet"), path)
         expected[f"lz4_{name}"] = dump(path)
+    # polars, duckdb and fastparquet, by default and with their common
+    # options (other_writers.py).
+    for name in other_writers.write_all(out):
+        expected[name] = dump(os.path.join(out, f"{name}.parquet"))
     write_delta(out)
     for name in ["delta_checkpoint", "delta_data"]:
         expected[name] = dump(os.path.join(out, f"{name}.parquet"))
