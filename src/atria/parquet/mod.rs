@@ -34,7 +34,7 @@
 
 mod assemble;
 mod encoding;
-mod inflate;
+mod gzip;
 mod meta;
 mod page;
 mod schema;

@@ -275,7 +275,7 @@ fn decompress(codec: i64, body: &[u8], size: usize, budget: &mut Budget) -> Resu
     let out = match codec {
         0 => body.to_vec(),
         1 => snappy::decompress(body, size)?,
-        2 => super::inflate::gunzip(body, size)?,
+        2 => super::gzip::gunzip(body, size)?,
         6 => crate::format::codec::zstd_decompress(body, size).map_err(|e| match e {
             Error::TooLarge(m) => corrupt(format!("a zstd page {m}")),
             Error::CorruptCollection(m) => corrupt(format!("a zstd page: {m}")),
