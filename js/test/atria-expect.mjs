@@ -202,3 +202,15 @@ export function assertFields(results, wanted) {
   });
   return { ...inline, ...assertPointers(pointed, rows, { bySplit: true }) };
 }
+
+/**
+ * Holds a column-mapped split of the corpus's `mapped` cache, as read
+ * (`{columns: its column names, rows: canonical rows in any order}`), to
+ * what delta-rs's query engine read (expected.json's `column_mapping`,
+ * rows by column `a`): logical names, every row.
+ */
+export function assertMappedSplit(got, expected, split) {
+  const want = expected.column_mapping[split];
+  assert.deepEqual(got.columns, Object.keys(want.rows[0]), `${split} (mode ${want.mode}): columns`);
+  assert.deepEqual([...got.rows].sort((x, y) => x.a - y.a), want.rows, `${split} (mode ${want.mode}): rows`);
+}

@@ -12,6 +12,7 @@ import { canonical, hex, resolveFields, resolvePointers } from "./atria-canonica
 import {
   CORPUS,
   assertFields,
+  assertMappedSplit,
   assertPointers,
   assertUnrecoverable,
   COUNTS,
@@ -270,16 +271,11 @@ describe("a Delta Lake cache over HTTP", () => {
   it("column-mapped splits (modes name and id, columns renamed and added): rows by logical names", async () => {
     const cache = await AtriaCache.open(`${server.url}/mapped/`);
     assert.deepEqual(cache.splits, Object.keys(expected.column_mapping));
-    for (const [name, want] of Object.entries(expected.column_mapping)) {
+    for (const name of Object.keys(expected.column_mapping)) {
       const split = await cache.split(name);
-      assert.deepEqual(
-        split.columns.map((c) => c.name),
-        Object.keys(want.rows[0]),
-        want.mode,
-      );
       const rows = [];
       for await (const row of split.rows()) rows.push(canonical(row));
-      assert.deepEqual(rows.sort((a, b) => a.a - b.a), want.rows, want.mode);
+      assertMappedSplit({ columns: split.columns.map((c) => c.name), rows }, expected, name);
     }
   });
 
