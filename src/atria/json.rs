@@ -8,6 +8,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::budget::Budget;
+use crate::format::cursor::Cursor;
 
 use super::value::Value;
 
@@ -18,48 +19,40 @@ const MAX_DEPTH: usize = 128;
 /// Parses exactly one JSON value filling `text` (whitespace around it allowed).
 pub(crate) fn parse(text: &str, budget: &mut Budget, what: &str) -> Result<Value> {
     let mut p = Parser {
-        bytes: text.as_bytes(),
-        at: 0,
+        c: Cursor::new(text.as_bytes(), what, failure),
         budget,
-        what,
     };
     p.space();
     let value = p.value(0)?;
     p.space();
-    if p.at != p.bytes.len() {
+    if !p.c.is_done() {
         return Err(p.fail("text after the value"));
     }
     Ok(value)
 }
 
+fn failure(what: &str, why: &str, at: usize) -> Error {
+    Error::Corrupt(format!("{what} is not JSON: {why} at byte {at}"))
+}
+
 struct Parser<'a, 'b> {
-    bytes: &'a [u8],
-    at: usize,
+    c: Cursor<'a, 'b>,
     budget: &'b mut Budget,
-    what: &'b str,
 }
 
 impl Parser<'_, '_> {
     fn fail(&self, why: &str) -> Error {
-        Error::Corrupt(format!(
-            "{} is not JSON: {why} at byte {}",
-            self.what, self.at
-        ))
+        self.c.fail(why)
     }
 
     fn space(&mut self) {
-        while matches!(self.bytes.get(self.at), Some(b' ' | b'\t' | b'\n' | b'\r')) {
-            self.at += 1;
+        while matches!(self.c.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.c.skip(1);
         }
     }
 
     fn eat(&mut self, literal: &[u8]) -> bool {
-        if self.bytes[self.at..].starts_with(literal) {
-            self.at += literal.len();
-            true
-        } else {
-            false
-        }
+        self.c.eat(literal)
     }
 
     fn value(&mut self, depth: usize) -> Result<Value> {
@@ -67,8 +60,8 @@ impl Parser<'_, '_> {
             return Err(self.fail(&format!("nesting deeper than {MAX_DEPTH}")));
         }
         self.budget
-            .charge_items(1, std::mem::size_of::<Value>(), self.what)?;
-        match self.bytes.get(self.at) {
+            .charge_items(1, std::mem::size_of::<Value>(), self.c.what())?;
+        match self.c.peek() {
             None => Err(self.fail("the end of the text where a value should be")),
             Some(b'{') => self.object(depth),
             Some(b'[') => self.array(depth),
@@ -82,7 +75,7 @@ impl Parser<'_, '_> {
     }
 
     fn object(&mut self, depth: usize) -> Result<Value> {
-        self.at += 1;
+        self.c.skip(1);
         let mut entries = Vec::new();
         self.space();
         if self.eat(b"}") {
@@ -90,7 +83,7 @@ impl Parser<'_, '_> {
         }
         loop {
             self.space();
-            if self.bytes.get(self.at) != Some(&b'"') {
+            if self.c.peek() != Some(b'"') {
                 return Err(self.fail("a key that is not a string"));
             }
             let key = self.string()?;
@@ -112,7 +105,7 @@ impl Parser<'_, '_> {
     }
 
     fn array(&mut self, depth: usize) -> Result<Value> {
-        self.at += 1;
+        self.c.skip(1);
         let mut items = Vec::new();
         self.space();
         if self.eat(b"]") {
@@ -132,17 +125,18 @@ impl Parser<'_, '_> {
     }
 
     fn number(&mut self) -> Result<Value> {
-        let start = self.at;
+        let start = self.c.at();
         let digits = |p: &mut Self| {
-            let from = p.at;
-            while p.bytes.get(p.at).is_some_and(u8::is_ascii_digit) {
-                p.at += 1;
+            let from = p.c.at();
+            while p.c.peek().is_some_and(|b| b.is_ascii_digit()) {
+                p.c.skip(1);
             }
-            p.at - from
+            p.c.at() - from
         };
         self.eat(b"-");
         let int_digits = digits(self);
-        let leading_zero = self.bytes.get(self.at - int_digits) == Some(&b'0') && int_digits > 1;
+        let leading_zero =
+            int_digits > 1 && self.c.since(self.c.at() - int_digits).first() == Some(&b'0');
         if int_digits == 0 || leading_zero {
             return Err(self.fail("a malformed number"));
         }
@@ -153,17 +147,17 @@ impl Parser<'_, '_> {
                 return Err(self.fail("a malformed fraction"));
             }
         }
-        if matches!(self.bytes.get(self.at), Some(b'e' | b'E')) {
+        if matches!(self.c.peek(), Some(b'e' | b'E')) {
             integral = false;
-            self.at += 1;
-            if matches!(self.bytes.get(self.at), Some(b'+' | b'-')) {
-                self.at += 1;
+            self.c.skip(1);
+            if matches!(self.c.peek(), Some(b'+' | b'-')) {
+                self.c.skip(1);
             }
             if digits(self) == 0 {
                 return Err(self.fail("a malformed exponent"));
             }
         }
-        let text = std::str::from_utf8(&self.bytes[start..self.at]).expect("ASCII");
+        let text = std::str::from_utf8(self.c.since(start)).expect("ASCII");
         if integral {
             if let Ok(i) = text.parse::<i64>() {
                 return Ok(Value::Int(i));
@@ -181,20 +175,18 @@ impl Parser<'_, '_> {
     }
 
     fn string(&mut self) -> Result<String> {
-        self.at += 1;
+        self.c.skip(1);
         let mut out = Vec::new();
         loop {
-            let Some(&b) = self.bytes.get(self.at) else {
+            let Some(b) = self.c.next_byte() else {
                 return Err(self.fail("an unterminated string"));
             };
-            self.at += 1;
             match b {
                 b'"' => break,
                 b'\\' => {
-                    let Some(&e) = self.bytes.get(self.at) else {
+                    let Some(e) = self.c.next_byte() else {
                         return Err(self.fail("an unterminated escape"));
                     };
-                    self.at += 1;
                     let c = match e {
                         b'"' => '"',
                         b'\\' => '\\',
@@ -214,18 +206,18 @@ impl Parser<'_, '_> {
                 _ => out.push(b),
             }
         }
-        self.budget.charge(out.len() as u64, self.what)?;
+        self.budget.charge(out.len() as u64, self.c.what())?;
         // The input is a &str, and escapes add whole characters: valid UTF-8.
         Ok(String::from_utf8(out).expect("UTF-8 in, UTF-8 out"))
     }
 
     fn hex4(&mut self) -> Result<u32> {
         let digits = self
-            .bytes
-            .get(self.at..self.at + 4)
+            .c
+            .ahead(4)
             .and_then(hex_digits)
             .ok_or_else(|| self.fail("a malformed \\u escape"))?;
-        self.at += 4;
+        self.c.skip(4);
         Ok(digits)
     }
 

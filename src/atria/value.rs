@@ -8,6 +8,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::budget::Budget;
+use crate::format::cursor::Cursor;
 use crate::NdArray;
 
 use super::numpy;
@@ -58,67 +59,46 @@ impl Value {
 /// Decodes exactly one value filling `bytes`, charging `budget`.
 pub(crate) fn decode(bytes: &[u8], budget: &mut Budget, what: &str) -> Result<Value> {
     let mut reader = Reader {
-        bytes,
-        at: 0,
+        c: Cursor::new(bytes, what, failure),
         budget,
-        what,
     };
     let value = reader.value(0)?;
-    if reader.at != bytes.len() {
-        return Err(reader.fail(&format!(
-            "{} bytes after the value",
-            bytes.len() - reader.at
-        )));
+    if !reader.c.is_done() {
+        return Err(reader.fail(&format!("{} bytes after the value", reader.c.left())));
     }
     Ok(value)
 }
 
+fn failure(what: &str, why: &str, at: usize) -> Error {
+    Error::Corrupt(format!("{what} does not decode: {why} at byte {at}"))
+}
+
 struct Reader<'a, 'b> {
-    bytes: &'a [u8],
-    at: usize,
+    c: Cursor<'a, 'b>,
     budget: &'b mut Budget,
-    what: &'b str,
 }
 
 impl<'a> Reader<'a, '_> {
     fn fail(&self, why: &str) -> Error {
-        Error::Corrupt(format!(
-            "{} does not decode: {why} at byte {}",
-            self.what, self.at
-        ))
-    }
-
-    fn take(&mut self, n: u64) -> Result<&'a [u8]> {
-        let left = (self.bytes.len() - self.at) as u64;
-        if n > left {
-            return Err(self.fail(&format!("{n} bytes claimed with {left} left")));
-        }
-        let out = &self.bytes[self.at..self.at + n as usize];
-        self.at += n as usize;
-        Ok(out)
+        self.c.fail(why)
     }
 
     fn be(&mut self, n: u64) -> Result<u64> {
-        Ok(self
-            .take(n)?
-            .iter()
-            .fold(0u64, |acc, &b| (acc << 8) | b as u64))
+        self.c.be(n)
     }
 
     /// A count of items, each at least one byte: no more than the bytes left.
     fn count(&mut self, n: u64, item_bytes: usize) -> Result<usize> {
-        let left = (self.bytes.len() - self.at) as u64;
-        if n > left {
-            return Err(self.fail(&format!("{n} items claimed with {left} bytes left")));
-        }
-        self.budget
-            .charge_items(n, item_bytes, &format!("a list in {}", self.what))?;
-        Ok(n as usize)
+        let n = self.c.count(n)?;
+        let what = format!("a list in {}", self.c.what());
+        self.budget.charge_items(n as u64, item_bytes, &what)?;
+        Ok(n)
     }
 
     fn owned(&mut self, n: u64) -> Result<Vec<u8>> {
-        let bytes = self.take(n)?;
-        self.budget.charge(n, &format!("bytes in {}", self.what))?;
+        let bytes = self.c.take(n)?;
+        self.budget
+            .charge(n, &format!("bytes in {}", self.c.what()))?;
         Ok(bytes.to_vec())
     }
 
@@ -126,7 +106,7 @@ impl<'a> Reader<'a, '_> {
         if depth > MAX_DEPTH {
             return Err(self.fail(&format!("nesting deeper than {MAX_DEPTH}")));
         }
-        let marker = self.take(1)?[0];
+        let marker = self.c.byte()?;
         Ok(match marker {
             0x00..=0x7f => Value::Int(marker as i64),
             0xe0..=0xff => Value::Int(marker as i8 as i64),
@@ -182,12 +162,12 @@ impl<'a> Reader<'a, '_> {
                 self.map(n, depth)?
             }
             0xd4..=0xd8 => {
-                let tag = self.take(1)?[0] as i8;
+                let tag = self.c.byte()? as i8;
                 Value::Ext(tag, self.owned(1 << (marker - 0xd4))?)
             }
             0xc7..=0xc9 => {
                 let n = self.be(1 << (marker - 0xc7))?;
-                let tag = self.take(1)?[0] as i8;
+                let tag = self.c.byte()? as i8;
                 Value::Ext(tag, self.owned(n)?)
             }
             0xc1 => return Err(self.fail("the never-used marker 0xc1")),
@@ -219,7 +199,7 @@ impl<'a> Reader<'a, '_> {
             let value = self.value(depth + 1)?;
             entries.push((key, value));
         }
-        match numpy::from_map(&entries, self.budget, self.what) {
+        match numpy::from_map(&entries, self.budget, self.c.what()) {
             Some(array) => Ok(Value::Array(array?)),
             None => Ok(Value::Map(entries)),
         }

@@ -6,6 +6,8 @@
 //! - [`segment`]: one variable's array-format v6 file (rkyv footer, `ARRF` trailer).
 //! - [`open`]: sans-IO decoders that find each structure from its object's end.
 //! - [`budget`]: the memory limit every file-declared size is held against.
+//! - `cursor`: the one bounded byte cursor of the byte-by-byte decoders
+//!   (the footer's msgpack here; msgpack records, thrift and JSON in `atria/`).
 //! - [`chunk`]: the bytes of one chunk: elements, offset tables, fills.
 //! - [`codec`]: block decompression.
 //! - [`dtype`], [`value`]: element types, attribute values, fill values, statistics.
@@ -14,6 +16,7 @@ pub mod budget;
 pub mod chunk;
 pub mod codec;
 pub mod container;
+pub(crate) mod cursor;
 pub mod dtype;
 pub mod footer;
 pub mod mask;

@@ -8,20 +8,24 @@
 
 use crate::error::{Error, Result};
 use crate::format::budget::Budget;
+use crate::format::cursor::Cursor;
 
 /// A cursor over msgpack bytes.
 pub(crate) struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
+    c: Cursor<'a, 'static>,
     budget: Budget,
+}
+
+/// The footer's failures are the collection's: `CorruptCollection`.
+fn footer_failure(what: &str, why: &str, at: usize) -> Error {
+    Error::corrupt(format!("{what} does not decode: {why} at byte {at}"))
 }
 
 impl<'a> Reader<'a> {
     /// A reader whose allocations are charged to `budget`.
     pub(crate) fn with_budget(bytes: &'a [u8], budget: Budget) -> Self {
         Self {
-            bytes,
-            at: 0,
+            c: Cursor::new(bytes, "the footer", footer_failure),
             budget,
         }
     }
@@ -32,50 +36,29 @@ impl<'a> Reader<'a> {
     }
 
     fn fail(&self, what: &str) -> Error {
-        Error::corrupt(format!(
-            "the footer does not decode: {what} at byte {}",
-            self.at
-        ))
+        self.c.fail(what)
     }
 
     fn byte(&mut self) -> Result<u8> {
-        let b = *self
-            .bytes
-            .get(self.at)
-            .ok_or_else(|| self.fail("unexpected end"))?;
-        self.at += 1;
-        Ok(b)
-    }
-
-    fn take(&mut self, n: u64) -> Result<&'a [u8]> {
-        let end = (self.at as u64)
-            .checked_add(n)
-            .filter(|&e| e <= self.bytes.len() as u64);
-        let end = end.ok_or_else(|| self.fail("a length past the end"))? as usize;
-        let out = &self.bytes[self.at..end];
-        self.at = end;
-        Ok(out)
+        self.c.byte()
     }
 
     fn be(&mut self, n: u64) -> Result<u64> {
-        Ok(self
-            .take(n)?
-            .iter()
-            .fold(0u64, |acc, &b| (acc << 8) | b as u64))
+        self.c.be(n)
     }
 
     /// Bytes not yet read: no collection can hold more items than that.
     pub(crate) fn remaining(&self) -> usize {
-        self.bytes.len() - self.at
+        self.c.left()
     }
 
     /// True when every byte was consumed.
     pub(crate) fn is_done(&self) -> bool {
-        self.at == self.bytes.len()
+        self.c.is_done()
     }
 
     pub(crate) fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.at).copied()
+        self.c.peek()
     }
 
     pub(crate) fn array_len(&mut self) -> Result<usize> {
@@ -108,13 +91,7 @@ impl<'a> Reader<'a> {
     }
 
     fn bounded(&self, n: u64) -> Result<usize> {
-        if n > self.remaining() as u64 {
-            return Err(self.fail(&format!(
-                "{n} items claimed with {} bytes left",
-                self.remaining()
-            )));
-        }
-        Ok(n as usize)
+        self.c.count(n)
     }
 
     pub(crate) fn str(&mut self) -> Result<&'a str> {
@@ -125,7 +102,7 @@ impl<'a> Reader<'a> {
             0xdb => self.be(4)?,
             _ => return Err(self.fail("expected a string")),
         };
-        let bytes = self.take(n)?;
+        let bytes = self.c.take(n)?;
         std::str::from_utf8(bytes).map_err(|_| self.fail("a string that is not UTF-8"))
     }
 

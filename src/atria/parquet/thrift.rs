@@ -8,6 +8,7 @@
 
 use crate::error::{Error, Result};
 use crate::format::budget::Budget;
+use crate::format::cursor::Cursor;
 
 /// Thrift structures in parquet nest a handful of levels.
 const MAX_DEPTH: usize = 32;
@@ -79,41 +80,29 @@ pub(crate) fn decode_struct<'a>(
     what: &str,
 ) -> Result<(Thrift<'a>, usize)> {
     let mut reader = Reader {
-        bytes,
-        at: 0,
+        c: Cursor::new(bytes, what, failure),
         budget,
-        what,
     };
     let value = reader.structure(0)?;
-    Ok((value, reader.at))
+    Ok((value, reader.c.at()))
+}
+
+fn failure(what: &str, why: &str, at: usize) -> Error {
+    Error::Corrupt(format!("{what} is not valid thrift: {why} at byte {at}"))
 }
 
 struct Reader<'a, 'b> {
-    bytes: &'a [u8],
-    at: usize,
+    c: Cursor<'a, 'b>,
     budget: &'b mut Budget,
-    what: &'b str,
 }
 
 impl<'a> Reader<'a, '_> {
     fn fail(&self, why: &str) -> Error {
-        Error::Corrupt(format!(
-            "{} is not valid thrift: {why} at byte {}",
-            self.what, self.at
-        ))
-    }
-
-    fn left(&self) -> usize {
-        self.bytes.len() - self.at
+        self.c.fail(why)
     }
 
     fn byte(&mut self) -> Result<u8> {
-        let b = *self
-            .bytes
-            .get(self.at)
-            .ok_or_else(|| self.fail("the bytes end"))?;
-        self.at += 1;
-        Ok(b)
+        self.c.byte()
     }
 
     fn varint(&mut self) -> Result<u64> {
@@ -137,21 +126,16 @@ impl<'a> Reader<'a, '_> {
     }
 
     fn charge(&mut self, items: u64) -> Result<()> {
-        let what = format!("the thrift of {}", self.what);
+        let what = format!("the thrift of {}", self.c.what());
         self.budget
             .charge_items(items, std::mem::size_of::<Thrift>() + 8, &what)
     }
 
     /// A count of elements, each at least one byte.
     fn count(&mut self, n: u64) -> Result<usize> {
-        if n > self.left() as u64 {
-            return Err(self.fail(&format!(
-                "{n} elements claimed with {} bytes left",
-                self.left()
-            )));
-        }
-        self.charge(n)?;
-        Ok(n as usize)
+        let n = self.c.count(n)?;
+        self.charge(n as u64)?;
+        Ok(n)
     }
 
     fn value(&mut self, kind: u8, depth: usize) -> Result<Thrift<'a>> {
@@ -163,22 +147,10 @@ impl<'a> Reader<'a, '_> {
             2 => Thrift::Bool(false),
             3 => Thrift::Int(self.byte()? as i8 as i64),
             4..=6 => Thrift::Int(self.zigzag()?),
-            7 => {
-                if self.left() < 8 {
-                    return Err(self.fail("a double past the end"));
-                }
-                let raw = &self.bytes[self.at..self.at + 8];
-                self.at += 8;
-                Thrift::Double(f64::from_le_bytes(raw.try_into().expect("8 bytes")))
-            }
+            7 => Thrift::Double(f64::from_le_bytes(self.c.array()?)),
             8 => {
                 let n = self.varint()?;
-                if n > self.left() as u64 {
-                    return Err(self.fail(&format!("{n} bytes claimed with {} left", self.left())));
-                }
-                let raw = &self.bytes[self.at..self.at + n as usize];
-                self.at += n as usize;
-                Thrift::Binary(raw)
+                Thrift::Binary(self.c.take(n)?)
             }
             9 | 10 => {
                 let header = self.byte()?;
