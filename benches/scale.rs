@@ -11,6 +11,9 @@
 //! written by atlas-rust with its default 8 MiB blocks) are kept under
 //! `target/tmp/scale-v1/` and reused. Reads are from the local file: the
 //! numbers are CPU and memory, not the network (see benches/read_latency.rs).
+//! Besides the wall time, each child reports the time it spent on a CPU
+//! (`/proc/self/schedstat`), which other work on the machine does not
+//! inflate.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -30,8 +33,8 @@ fn main() {
         .split(',')
         .map(|s| s.trim().parse().expect("ATLAS_SCALE_SIZES: numbers"))
         .collect();
-    println!("| datasets | reader | open + first read | peak RSS |");
-    println!("|---:|---|---:|---:|");
+    println!("| datasets | reader | open + first read | on CPU | peak RSS |");
+    println!("|---:|---|---:|---:|---:|");
     for n in sizes {
         let dir = collection(n);
         let name = format!("d{:07}", n / 2 + 1);
@@ -41,18 +44,23 @@ fn main() {
             ("atlas-wasm (native)", &ours),
             ("atlas-rust 0.17.2", &theirs),
         ] {
-            println!("| {n} | {who} | {:.1} ms | {:.0} MiB |", m.0, m.1);
+            println!(
+                "| {n} | {who} | {:.1} ms | {:.1} ms | {:.0} MiB |",
+                m.0, m.2, m.1
+            );
         }
         println!(
-            "| {n} | ratio (atlas-rust / ours) | {:.1}× | {:.1}× |",
+            "| {n} | ratio (atlas-rust / ours) | {:.1}× | {:.1}× | {:.1}× |",
             theirs.0 / ours.0,
+            theirs.2 / ours.2,
             theirs.1 / ours.1
         );
     }
 }
 
-/// Runs one reader in a child process; its time (ms) and peak RSS (MiB).
-fn measure(mode: &str, dir: &Path, name: &str) -> (f64, f64) {
+/// Runs one reader in a child process; its time (ms), peak RSS (MiB) and
+/// time on a CPU (ms).
+fn measure(mode: &str, dir: &Path, name: &str) -> (f64, f64, f64) {
     let exe = std::env::current_exe().unwrap();
     let out = Command::new(exe)
         .args([mode, &dir.display().to_string(), name])
@@ -65,11 +73,15 @@ fn measure(mode: &str, dir: &Path, name: &str) -> (f64, f64) {
     );
     let text = String::from_utf8(out.stdout).unwrap();
     let mut parts = text.split_whitespace().map(|p| p.parse::<f64>().unwrap());
-    (parts.next().unwrap(), parts.next().unwrap())
+    (
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+    )
 }
 
 fn child(mode: &str, dir: &Path, name: &str) {
-    let start = Instant::now();
+    let (start, cpu_start) = (Instant::now(), on_cpu_ms());
     let read: Vec<f32> = if mode == "--ours" {
         let atlas = futures_executor::block_on(atlas_wasm::Atlas::open_path(dir)).unwrap();
         if std::env::var_os("ATLAS_SCALE_SPLIT").is_some() {
@@ -96,7 +108,27 @@ fn child(mode: &str, dir: &Path, name: &str) {
     };
     let ms = start.elapsed().as_secs_f64() * 1e3;
     assert_eq!(read.len(), LEN);
-    println!("{ms} {}", peak_rss_mib());
+    println!("{ms} {} {}", peak_rss_mib(), on_cpu_ms() - cpu_start);
+}
+
+/// Time this process's threads have run on a CPU: the sum of the first
+/// field of each thread's schedstat. A running thread's figure is brought up
+/// to date when it leaves the CPU, hence the yield. atlas-rust's file reads
+/// run on tokio's blocking threads, which are still alive here (they idle
+/// for 10 s before they exit).
+fn on_cpu_ms() -> f64 {
+    std::thread::yield_now();
+    let mut ns = 0.0;
+    for task in std::fs::read_dir("/proc/self/task").unwrap() {
+        let stat = std::fs::read_to_string(task.unwrap().path().join("schedstat")).unwrap();
+        ns += stat
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .parse::<f64>()
+            .unwrap();
+    }
+    ns / 1e6
 }
 
 fn peak_rss_mib() -> f64 {

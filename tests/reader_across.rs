@@ -199,10 +199,10 @@ fn deleted_datasets_stay_out_and_a_listed_one_is_not_found() {
     let deleted = atlas
         .footer()
         .datasets
-        .keys()
+        .names()
         .find(|n| !atlas.dataset_exists(n))
         .unwrap()
-        .clone();
+        .to_string();
     let array = atlas.list_arrays().remove(0);
     let request = AcrossRequest {
         datasets: Some(vec![deleted.clone()]),

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use atlas_wasm::format::catalogue::DatasetCatalogue;
 use atlas_wasm::format::container::{encode_header, encode_trailer};
 use atlas_wasm::format::footer::{CollectionFooter, InternedSchema, VariableEntry};
 use atlas_wasm::format::mask::encode_mask;
@@ -108,7 +109,7 @@ fn container(segments: &[(&str, DType, Vec<u8>)]) -> Vec<u8> {
             ..InternedSchema::default()
         }],
         variables,
-        datasets: [("d".to_string(), 0)].into_iter().collect(),
+        datasets: DatasetCatalogue::from_pairs([("d", 0)]).unwrap(),
     };
     with_footer(file, &zstd(&footer.to_msgpack().unwrap()))
 }

@@ -159,14 +159,14 @@ pub(crate) fn delete_datasets(
     let live: HashSet<String> = atlas.list_datasets().into_iter().collect();
     let all = &atlas.footer().datasets;
     let mut ordinals: BTreeSet<u32> = (0..all.len() as u32)
-        .filter(|&i| !live.contains(all.get_index(i as usize).map_or("", |(n, _)| n.as_str())))
+        .filter(|&i| !live.contains(all.name(i).unwrap_or("")))
         .collect();
     let (mut removed, mut missing) = (Vec::new(), Vec::new());
     let mut seen = HashSet::new();
     for name in wanted.iter().filter(|n| seen.insert(n.as_str())) {
-        match all.get_index_of(name.as_str()) {
+        match all.ordinal_of(name) {
             Some(i) if live.contains(name) => {
-                ordinals.insert(i as u32);
+                ordinals.insert(i);
                 removed.push(name.clone());
             }
             _ => missing.push(name.clone()),

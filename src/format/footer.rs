@@ -8,10 +8,9 @@
 //! pairs whose position is the dataset's ordinal; a repeated name is
 //! corruption, because a lookup by name could never reach the second one.
 
-use indexmap::IndexMap;
-
 use crate::error::{Error, Result};
 use crate::format::budget::{over_budget, Budget};
+use crate::format::catalogue::{CatalogueBuilder, DatasetCatalogue, BYTES_PER_DATASET};
 use crate::format::container::FORMAT_VERSION;
 use crate::format::dtype::DType;
 use crate::format::msgpack::Reader;
@@ -76,7 +75,7 @@ struct WireFooter {
     dtype_pool: Vec<DType>,
     schema_pool: Vec<InternedSchema>,
     variables: Vec<VariableEntry>,
-    datasets: IndexMap<String, u32>,
+    datasets: DatasetCatalogue,
 }
 
 /// The footer as it travels: serde's positional msgpack of this struct (the
@@ -93,12 +92,12 @@ struct WireOut<'a> {
     schema_pool: &'a [InternedSchema],
     variables: &'a [VariableEntry],
     #[serde(serialize_with = "as_pairs")]
-    datasets: &'a IndexMap<String, u32>,
+    datasets: &'a DatasetCatalogue,
 }
 
 #[cfg(any(feature = "writer", test))]
 fn as_pairs<S: serde::Serializer>(
-    datasets: &&IndexMap<String, u32>,
+    datasets: &&DatasetCatalogue,
     out: S,
 ) -> std::result::Result<S::Ok, S::Error> {
     out.collect_seq(datasets.iter())
@@ -121,8 +120,8 @@ pub struct CollectionFooter {
     pub schema_pool: Vec<InternedSchema>,
     /// One segment per variable.
     pub variables: Vec<VariableEntry>,
-    /// Name to schema index; the position is the ordinal.
-    pub datasets: IndexMap<String, u32>,
+    /// Names and schema indices in ordinal order, indexed by name.
+    pub datasets: DatasetCatalogue,
 }
 
 impl CollectionFooter {
@@ -264,7 +263,7 @@ impl CollectionFooter {
                 }
             }
         }
-        for (name, &schema) in &self.datasets {
+        for (name, schema) in self.datasets.iter() {
             if schema as usize >= self.schema_pool.len() {
                 return Err(Error::corrupt(format!(
                     "dataset '{name}' names schema {schema} of {}",
@@ -317,35 +316,26 @@ fn read_wire(bytes: &[u8], budget: Budget) -> Result<WireFooter> {
     Ok(wire)
 }
 
-/// The datasets, read straight into the name index: one hash per name and
-/// no list beside the map (a million names are most of a large footer).
-/// The map is charged to the budget before it is reserved.
-fn read_datasets(r: &mut Reader) -> Result<IndexMap<String, u32>> {
+/// The datasets, read straight into the catalogue: each name copied once
+/// into its buffer, then indexed in one build. Its room is charged to the
+/// budget before it is reserved, and bounded by the bytes that remain.
+fn read_datasets(r: &mut Reader) -> Result<DatasetCatalogue> {
     let n = r.array_len()?;
-    // An entry (hash, name, schema) and its slot in the index table.
-    let entry = std::mem::size_of::<(u64, String, u32)>() + std::mem::size_of::<usize>();
-    r.charge_items(n, entry, "the dataset index")?;
-    // Each entry takes at least 3 bytes ([name, schema] with an empty name
-    // and a fixint), so a count the bytes cannot back reserves nothing.
-    let mut datasets = IndexMap::with_capacity(n.min(r.remaining() / 3));
-    for ordinal in 0..n {
+    // Each entry takes at least 3 bytes besides its name ([name, schema]
+    // with a fixstr and a fixint), so neither the count nor the names can
+    // reserve more than the bytes back.
+    let n_room = n.min(r.remaining() / 3);
+    let name_room = r.remaining().saturating_sub(3 * n);
+    r.charge_items(n, BYTES_PER_DATASET, "the dataset index")?;
+    r.charge_items(name_room, 1, "the dataset names")?;
+    let mut datasets = CatalogueBuilder::with_capacity(n_room, name_room);
+    for _ in 0..n {
         r.array_of(2)?;
-        let name = r.string()?;
+        let name = r.str()?;
         let schema = r.u32()?;
-        match datasets.entry(name) {
-            indexmap::map::Entry::Occupied(first) => {
-                return Err(Error::corrupt(format!(
-                    "dataset '{}' appears twice, at ordinals {} and {ordinal}",
-                    first.key(),
-                    first.index()
-                )))
-            }
-            indexmap::map::Entry::Vacant(slot) => {
-                slot.insert(schema);
-            }
-        }
+        datasets.push(name, schema)?;
     }
-    Ok(datasets)
+    datasets.finish()
 }
 
 /// A unit variant is its snake_case name; a struct variant is a one-entry
@@ -424,6 +414,58 @@ mod tests {
         assert!(err.to_string().contains("appears twice"), "{err}");
     }
 
+    /// A wire footer's msgpack with these datasets and nothing else.
+    fn wire_with(datasets: &[(&str, u32)]) -> Vec<u8> {
+        let wire = (
+            8u32,
+            Codec::Zstd,
+            1i64,
+            Vec::<String>::new(),
+            Vec::<DType>::new(),
+            vec![InternedSchema::default()],
+            Vec::<VariableEntry>::new(),
+            datasets,
+        );
+        rmp_serde::to_vec(&wire).unwrap()
+    }
+
+    #[test]
+    fn a_dataset_name_that_is_not_utf8_is_corrupt() {
+        let mut packed = wire_with(&[("ok", 0), ("XY", 0)]);
+        let at = packed
+            .windows(3)
+            .position(|w| w == [0xa2, b'X', b'Y'])
+            .unwrap();
+        packed[at + 1..at + 3].copy_from_slice(&[0xff, 0xfe]);
+        let err = read_wire(&packed, Budget::new(1 << 20)).err().unwrap();
+        assert_eq!(err.code(), "CorruptCollection");
+        assert!(err.to_string().contains("not UTF-8"), "{err}");
+    }
+
+    #[test]
+    fn a_dataset_count_is_refused_before_it_reserves() {
+        // Four billion datasets claimed in the last bytes of the footer.
+        let mut packed = wire_with(&[]);
+        assert_eq!(packed.pop(), Some(0x90), "the empty list ends the footer");
+        packed.extend_from_slice(&[0xdd, 0xff, 0xff, 0xff, 0xff]);
+        let err = read_wire(&packed, Budget::new(u64::MAX)).err().unwrap();
+        assert_eq!(err.code(), "CorruptCollection");
+        assert!(
+            err.to_string().contains("4294967295 items claimed"),
+            "{err}"
+        );
+        // An honest count is charged (index and names) before reserving.
+        let names: Vec<String> = (0..1000).map(|i| format!("d{i:04}")).collect();
+        let pairs: Vec<(&str, u32)> = names.iter().map(|n| (n.as_str(), 0)).collect();
+        let packed = wire_with(&pairs);
+        let need = (1000 * BYTES_PER_DATASET) as u64;
+        let err = read_wire(&packed, Budget::new(need)).err().unwrap();
+        assert_eq!(err.code(), "TooLarge");
+        assert!(err.to_string().contains("the dataset"), "{err}");
+        let wire = read_wire(&packed, Budget::new(need + packed.len() as u64)).unwrap();
+        assert_eq!(wire.datasets.ordinal_of("d0999"), Some(999));
+    }
+
     #[test]
     fn the_reader_decodes_what_serde_encodes() {
         let list = |child| DType::List {
@@ -465,9 +507,7 @@ mod tests {
                 seg_offset: 8,
                 seg_len: u32::MAX as u64 + 7,
             }],
-            datasets: [("a".to_string(), 0), ("b".to_string(), 0)]
-                .into_iter()
-                .collect(),
+            datasets: DatasetCatalogue::from_pairs([("a", 0), ("b", 0)]).unwrap(),
         };
         let wire = read_wire(&footer.to_msgpack().unwrap(), Budget::new(1 << 20)).unwrap();
         assert_eq!(wire.dtype_pool, footer.dtype_pool);
@@ -480,7 +520,7 @@ mod tests {
         assert_eq!(wire.string_pool, footer.string_pool);
         assert_eq!(wire.datasets, footer.datasets);
         assert_eq!(
-            wire.datasets.keys().collect::<Vec<_>>(),
+            wire.datasets.names().collect::<Vec<_>>(),
             vec!["a", "b"],
             "in ordinal order"
         );

@@ -2,6 +2,7 @@
 //!
 //! - [`container`]: the `ATLS` header and trailer of `data.atlas`.
 //! - [`footer`]: the msgpack + zstd collection footer (datasets, schemas, segments).
+//! - [`catalogue`]: the footer's datasets: names in order, indexed by name.
 //! - [`mask`]: the `deleted.mask` sidecar.
 //! - [`segment`]: one variable's array-format v6 file (rkyv footer, `ARRF` trailer).
 //! - [`open`]: sans-IO decoders that find each structure from its object's end.
@@ -13,6 +14,7 @@
 //! - [`dtype`], [`value`]: element types, attribute values, fill values, statistics.
 
 pub mod budget;
+pub mod catalogue;
 pub mod chunk;
 pub mod codec;
 pub mod container;

@@ -200,10 +200,7 @@ impl DatasetView {
     /// What it declares. No I/O.
     pub fn schema(&self) -> SchemaView<'_> {
         let footer = self.handle.footer();
-        let schema_index = footer
-            .datasets
-            .get_index(self.ordinal as usize)
-            .map_or(0, |(_, &s)| s);
+        let schema_index = footer.datasets.schema(self.ordinal).unwrap_or(0);
         SchemaView {
             footer,
             schema: &footer.schema_pool[schema_index as usize],

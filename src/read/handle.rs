@@ -102,21 +102,18 @@ impl Handle {
             .iter()
             .enumerate()
             .filter(move |(i, _)| !deleted.contains(&(*i as u32)))
-            .map(|(i, (name, &schema))| (i as u32, name.as_str(), schema))
+            .map(|(i, (name, schema))| (i as u32, name, schema))
     }
 
     /// The ordinal of the live dataset named `name`.
     pub(crate) fn ordinal_of(&self, name: &str) -> Option<u32> {
-        let ordinal = self.footer.datasets.get_index_of(name)? as u32;
+        let ordinal = self.footer.datasets.ordinal_of(name)?;
         (!self.deleted.contains(&ordinal)).then_some(ordinal)
     }
 
     /// The name of the dataset at `ordinal` (hidden ones too).
     pub(crate) fn name_of(&self, ordinal: u32) -> &str {
-        self.footer
-            .datasets
-            .get_index(ordinal as usize)
-            .map_or("", |(n, _)| n.as_str())
+        self.footer.datasets.name(ordinal).unwrap_or("")
     }
 
     /// `(name, declared dtype)` of each dataset a read of `array` covers, in
@@ -149,8 +146,8 @@ impl Handle {
         listed
             .iter()
             .map(|name| {
-                let schema = match footer.datasets.get(name.as_str()) {
-                    Some(&schema) if self.ordinal_of(name).is_some() => schema,
+                let schema = match footer.datasets.schema_of(name) {
+                    Some(schema) if self.ordinal_of(name).is_some() => schema,
                     _ => return Err(Error::DatasetNotFound(name.clone())),
                 };
                 let dtype = declared(schema).ok_or_else(|| Error::ArrayNotFound {
@@ -195,7 +192,7 @@ impl Handle {
         let declares = self.schemas_with_rows(variable);
         let ordinals: Vec<u64> = datasets
             .iter()
-            .map(|d| footer.datasets.get_index_of(*d).unwrap_or(0) as u64)
+            .map(|d| footer.datasets.ordinal_of(d).unwrap_or(0) as u64)
             .collect();
         if declares.iter().all(|&d| d) {
             return ordinals;
@@ -205,7 +202,7 @@ impl Handle {
         order.sort_by_key(|&i| ordinals[i]);
         let mut ranks = vec![0; ordinals.len()];
         let (mut next, mut count) = (0, 0u64);
-        for (ordinal, &schema) in footer.datasets.values().enumerate() {
+        for (ordinal, &schema) in footer.datasets.schemas().iter().enumerate() {
             while next < order.len() && ordinals[order[next]] == ordinal as u64 {
                 ranks[order[next]] = count;
                 next += 1;
@@ -258,7 +255,8 @@ impl Handle {
         let declares = self.schemas_with_rows(variable);
         let count = footer
             .datasets
-            .values()
+            .schemas()
+            .iter()
             .filter(|&&schema| declares.get(schema as usize).copied().unwrap_or(false))
             .count() as u64;
         let name = footer.variables[variable as usize].name;

@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use indexmap::IndexMap;
 
 use crate::error::{Error, Result};
+use crate::format::catalogue::DatasetCatalogue;
 use crate::format::container::{encode_header, FORMAT_VERSION, HEADER_SIZE};
 use crate::format::dtype::DType;
 use crate::format::footer::{CollectionFooter, VariableEntry, DATASET_ATTRS_VARIABLE};
@@ -187,10 +188,9 @@ impl AtlasWriter {
             dtype_pool: interner.dtypes,
             schema_pool: interner.schemas,
             variables,
-            datasets: entries
-                .into_iter()
-                .map(|(_, name, schema)| (name, schema))
-                .collect(),
+            datasets: DatasetCatalogue::from_pairs(
+                entries.into_iter().map(|(_, name, schema)| (name, schema)),
+            )?,
         };
         write_footer(&mut out, &footer)?;
         let file = out.into_inner().map_err(|e| Error::Io(e.to_string()))?;

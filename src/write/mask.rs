@@ -49,7 +49,7 @@ pub fn delete_datasets<S: AsRef<str>>(
     let mut ordinals: BTreeSet<u32> = atlas.deleted_ordinals().clone();
     let (mut removed, mut missing) = (Vec::new(), Vec::new());
     for name in wanted {
-        match footer.datasets.get_index_of(name).map(|i| i as u32) {
+        match footer.datasets.ordinal_of(name) {
             Some(ordinal) if !ordinals.contains(&ordinal) => {
                 ordinals.insert(ordinal);
                 removed.push(name.to_string());

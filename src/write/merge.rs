@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 use indexmap::IndexMap;
 
 use crate::error::{Error, Result};
+use crate::format::catalogue::DatasetCatalogue;
 use crate::format::container::{encode_header, FORMAT_VERSION, HEADER_SIZE};
 use crate::format::footer::{CollectionFooter, VariableEntry, DATASET_ATTRS_VARIABLE};
 use crate::format::segment::{
@@ -117,7 +118,7 @@ impl Part {
             .datasets
             .iter()
             .enumerate()
-            .map(|(i, (name, &schema))| (i as u32, name.as_str(), schema))
+            .map(|(i, (name, schema))| (i as u32, name, schema))
             .filter(move |(i, _, _)| !deleted.contains(i))
     }
 
@@ -324,7 +325,7 @@ fn write(
         dtype_pool: interner.dtypes,
         schema_pool: interner.schemas,
         variables,
-        datasets,
+        datasets: DatasetCatalogue::from_pairs(datasets)?,
     };
     write_footer(&mut out, &footer)?;
     let file = out.into_inner().map_err(|e| Error::Io(e.to_string()))?;

@@ -236,7 +236,7 @@ async fn sweep(atlas: &Atlas) -> atlas_wasm::Result<Value> {
     }
     let exists: Vec<Value> = footer
         .datasets
-        .keys()
+        .names()
         .map(|name| json!([name, atlas.dataset_exists(name)]))
         .collect();
     Ok(json!({
