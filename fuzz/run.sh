@@ -15,20 +15,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
+# shellcheck source=fuzz/limits.sh
+. fuzz/limits.sh
 targets=${TARGETS:-"collection_footer segment_footer segment_rows mask block_decode open_and_read parquet_read msgpack_shard tar_shard delta_log deletion_vector"}
 mkdir -p fuzz/logs
 failed=""
 for target in $targets; do
-    case $target in
-        collection_footer | open_and_read) max_len=131072 ;;
-        segment_footer | segment_rows) max_len=65536 ;;
-        block_decode) max_len=32768 ;;
-        mask) max_len=4096 ;;
-        parquet_read) max_len=262144 ;;
-        msgpack_shard | tar_shard) max_len=65536 ;;
-        delta_log) max_len=16384 ;;
-        deletion_vector) max_len=32768 ;;
-    esac
+    max_len=$(max_len_of "$target")
     mkdir -p "fuzz/corpus/$target" "fuzz/artifacts/$target"
     echo "== $target: ${seconds}s" >&2
     cargo +nightly fuzz run --sanitizer none --debug-assertions "$target" \

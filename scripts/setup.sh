@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests and the demo need, skipping what is already there.
-# Safe to run again; every step is idempotent. Usage: scripts/setup.sh [rust|python|wasm|browser|all]
+# Safe to run again; every step is idempotent. Usage: scripts/setup.sh [rust|python|wasm|browser|fuzz|all]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 what="${1:-all}"
@@ -76,6 +76,12 @@ if need browser; then
     apt-get update -qq
     apt-get install -y -qq chromium chromium-driver >/dev/null
   fi
+fi
+
+if need fuzz; then
+  log "nightly toolchain and cargo-fuzz 0.13.2 (fuzz/smoke.sh; about 3 minutes to build when missing)"
+  rustup toolchain list | grep -q '^nightly-' || rustup toolchain install nightly --profile minimal
+  cargo +nightly fuzz --version 2>/dev/null | grep -q ' 0\.13\.2$' || cargo install cargo-fuzz --version 0.13.2 --locked
 fi
 
 if need wasm browser && [ -f js/package.json ]; then

@@ -26,6 +26,9 @@ done
 echo "== native tests and doc tests (core, interop with atlas-rust and atlas-python, writer, CLI)"
 cargo test --workspace --all-features
 
+echo "== fuzz smoke: every cargo-fuzz target for ${FUZZ_SMOKE_SECONDS:-10} s on its corpus (fuzz/smoke.sh)"
+bash fuzz/smoke.sh
+
 echo "== Dask and Ray recipes: parts built as cluster tasks, merged on the driver (uses target/debug/atlas)"
 bash examples/run_tests.sh
 
