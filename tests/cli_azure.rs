@@ -2,7 +2,8 @@
 //! emulator, started here on 127.0.0.1 (scripts/setup.sh installs it into
 //! target/emulators from tests/emulators): a collection rewritten to `az://`
 //! reads as its local copy does, `rm` hides through the container's mask, a
-//! rewrite back drops what is hidden, and a missing collection is an error.
+//! rewrite back drops what is hidden, `merge` puts a merged collection in
+//! the container, and a missing collection is an error.
 //! Azure has no suffix range, so the open asks the size first.
 
 #![cfg(feature = "cloud")]
@@ -185,6 +186,31 @@ fn a_collection_in_azure_blob_storage_reads_writes_and_hides_like_a_local_one() 
     let back = local.join("back");
     ok(atlas(port, &["rewrite", url, back.to_str().unwrap()]));
     assert_eq!(ok(atlas(port, &["ls", back.to_str().unwrap()])), "d1\nd2\n");
+    // Merged with a local part into the container: staged locally, put in
+    // one upload; the hidden d0 is dropped.
+    let part = scratch("part");
+    write_collection(&part, 3..5);
+    let merged = "az://atlas/collections/merged";
+    let json = ok(atlas(
+        port,
+        &["merge", "--json", url, part.to_str().unwrap(), merged],
+    ));
+    let summary: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (summary["datasets"].as_u64(), summary["dropped"].as_u64()),
+        (Some(4), Some(1)),
+        "{json}"
+    );
+    assert_eq!(ok(atlas(port, &["ls", merged])), "d1\nd2\nd3\nd4\n");
+    assert_eq!(
+        ok(atlas(port, &["get", merged, "d4", "v", "--format", "json"])),
+        ok(atlas(
+            port,
+            &["get", part.to_str().unwrap(), "d4", "v", "--format", "json"]
+        ))
+    );
+    std::fs::remove_dir_all(&part).unwrap();
+
     // A missing collection is NotFound in words, not a crash.
     let missing = atlas(port, &["ls", "az://atlas/nothing-here"]);
     assert_eq!(missing.status.code(), Some(1));

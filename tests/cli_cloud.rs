@@ -3,7 +3,9 @@
 //! command answers as on the local copy, and `rm` writes the bucket's mask.
 //! An `atlas rewrite` into a bucket killed at each of its steps leaves the
 //! old collection or the new one, and a bucket mask is bound to its
-//! container. Skipped with a message when moto's server is not installed.
+//! container. `atlas merge` joins parts in the bucket into the bucket with
+//! the store copying the blocks (UploadPartCopy): only footers pass through
+//! the merger. Skipped with a message when moto's server is not installed.
 
 #![cfg(feature = "cloud")]
 
@@ -284,4 +286,128 @@ fn a_killed_upload_leaves_the_old_collection_or_the_new_one() {
     assert_eq!(ok(atlas(port, &["ls", url])), new_seen);
     std::fs::remove_dir_all(&old).unwrap();
     std::fs::remove_dir_all(&new).unwrap();
+}
+
+/// Writes one dataset `name` with arrays `x` and `y` of `n` pseudo-random
+/// doubles each (zstd cannot shrink them) to `dir`.
+fn write_big_part(dir: &std::path::Path, name: &str, seed: u64, n: u64) {
+    let _ = std::fs::remove_dir_all(dir);
+    let w = AtlasWriter::create(dir, WriterConfig::default()).unwrap();
+    let mut ds = w.add_dataset(name).unwrap();
+    let mut state = seed;
+    for array in ["x", "y"] {
+        let values: Vec<f64> = (0..n)
+            .map(|_| {
+                // splitmix64: every bit varies.
+                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                f64::from_bits((z ^ (z >> 31)) >> 2)
+            })
+            .collect();
+        ds.define_array::<f64>(array, vec!["i".into()], &[n], Some(&[n / 8]), None)
+            .unwrap();
+        ds.write_array(array, &[0], &[n], &values).unwrap();
+    }
+    ds.finish().unwrap();
+    w.finish().unwrap();
+}
+
+fn number(json: &str, key: &str) -> u64 {
+    let value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} in {json}"))
+}
+
+/// Parts in the bucket merged into the bucket: the store copies each part's
+/// 6.4 MB runs of blocks (UploadPartCopy), joining a run and the segment
+/// footer after it into a temporary object, so the merger reads the parts'
+/// footers and sends the new ones, and the collection reads value for value
+/// as a local merge of the same parts. Also local parts into the bucket and
+/// bucket parts into a local directory; and a failed merge leaves nothing.
+#[test]
+fn merging_in_a_bucket_moves_only_footers_through_the_merger() {
+    let Some(server) = moto_or_skip() else {
+        return;
+    };
+    let port = server.port;
+    create_bucket(port, "atlas");
+    let (p0, p1, here) = (scratch("p0"), scratch("p1"), scratch("merged"));
+    write_big_part(&p0, "a", 1, 800_000);
+    write_big_part(&p1, "b", 2, 800_000);
+    let (p0, p1) = (p0.to_str().unwrap(), p1.to_str().unwrap());
+    ok(atlas(port, &["rewrite", p0, "s3://atlas/parts/p0"]));
+    ok(atlas(port, &["rewrite", p1, "s3://atlas/parts/p1"]));
+    ok(atlas(port, &["merge", p0, p1, here.to_str().unwrap()]));
+
+    let url = "s3://atlas/merged";
+    let json = ok(atlas(
+        port,
+        &[
+            "merge",
+            "--json",
+            "s3://atlas/parts/p0",
+            "s3://atlas/parts/p1",
+            url,
+        ],
+    ));
+    let container = number(&json, "container_bytes");
+    let (read, written) = (
+        number(&json, "bucket_bytes_read"),
+        number(&json, "bucket_bytes_written"),
+    );
+    eprintln!("merge in the bucket: container {container} B, read {read} B, sent {written} B");
+    assert!(container > 4 * 6_400_000, "{json}");
+    // The parts' collection footers (a tail probe each) and segment footers.
+    assert!(read < 300_000 && written < 100_000, "{json}");
+    let here = here.to_str().unwrap();
+    for (name, array) in [("a", "x"), ("a", "y"), ("b", "x"), ("b", "y")] {
+        let get = |c: &str| ok(atlas(port, &["get", c, name, array, "--format", "json"]));
+        assert_eq!(get(url), get(here), "{name}/{array}");
+    }
+    assert_eq!(ok(atlas(port, &["ls", url])), "a\nb\n");
+
+    // Local parts into the bucket go through the merger; bucket parts into
+    // a local directory are read by range.
+    let json = ok(atlas(
+        port,
+        &["merge", "--json", p0, p1, "s3://atlas/from-local"],
+    ));
+    assert_eq!(number(&json, "bucket_bytes_read"), 0, "{json}");
+    assert!(
+        number(&json, "bucket_bytes_written") >= container - 100_000,
+        "{json}"
+    );
+    let back = scratch("back");
+    let back = back.to_str().unwrap();
+    ok(atlas(
+        port,
+        &["merge", "s3://atlas/parts/p0", "s3://atlas/parts/p1", back],
+    ));
+    for c in ["s3://atlas/from-local", back] {
+        assert_eq!(ok(atlas(port, &["ls", c])), "a\nb\n");
+        let get = |c: &str| ok(atlas(port, &["get", c, "b", "y", "--format", "json"]));
+        assert_eq!(get(c), get(here), "{c}");
+    }
+
+    // A dataset in two parts: an error naming both, and nothing at DST.
+    let failed = atlas(
+        port,
+        &["merge", "s3://atlas/parts/p0", p0, "s3://atlas/failed"],
+    );
+    assert_eq!(failed.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        message.contains("dataset 'a' is in part s3://atlas/parts/p0"),
+        "{message}"
+    );
+    assert_eq!(
+        atlas(port, &["ls", "s3://atlas/failed"]).status.code(),
+        Some(1)
+    );
+    for dir in [p0, p1, here, back] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }

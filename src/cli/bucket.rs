@@ -64,17 +64,28 @@ impl Bucket {
         })
     }
 
-    fn path(&self, name: &str) -> Path {
+    pub(crate) fn path(&self, name: &str) -> Path {
         self.prefix.clone().join(name)
     }
 
     /// The object `name` under the prefix, as a byte source.
     pub(crate) fn source(&self, name: &str) -> Arc<dyn ByteSource> {
-        Arc::new(
-            ObjectStoreSource::new(self.store.clone(), self.path(name))
-                .with_runtime(self.runtime.handle().clone())
-                .with_name(format!("{}/{name}", self.url)),
-        )
+        Arc::new(self.object(name))
+    }
+
+    pub(crate) fn object(&self, name: &str) -> ObjectStoreSource {
+        ObjectStoreSource::new(self.store.clone(), self.path(name))
+            .with_runtime(self.runtime.handle().clone())
+            .with_name(format!("{}/{name}", self.url))
+    }
+
+    /// The prefix as given, without a trailing slash.
+    pub(crate) fn url(&self) -> &str {
+        &self.url
+    }
+
+    pub(crate) fn runtime(&self) -> &'static tokio::runtime::Runtime {
+        self.runtime
     }
 
     /// The collection at the prefix, its mask applied as a reader applies it.
@@ -201,6 +212,15 @@ pub(crate) fn delete_datasets(
 /// fail on it until it goes, after the upload.
 pub(crate) fn upload_collection(location: &str, dir: &std::path::Path) -> Result<()> {
     let bucket = Bucket::open(location)?;
+    replace_container(&bucket, || bucket.upload(DATA_FILE, &dir.join(DATA_FILE)))
+}
+
+/// The steps of [`upload_collection`] around `upload`, which puts the new
+/// container in one request that appears whole or not at all.
+pub(crate) fn replace_container(
+    bucket: &Bucket,
+    upload: impl FnOnce() -> Result<()>,
+) -> Result<()> {
     match bucket.open_collection() {
         Ok(old) if old.deleted_count() > 0 => {
             bucket.put(
@@ -213,7 +233,7 @@ pub(crate) fn upload_collection(location: &str, dir: &std::path::Path) -> Result
         Err(_) if bucket.container_opens() => {}
         Err(_) => bucket.remove(MASK_FILE)?,
     }
-    bucket.upload(DATA_FILE, &dir.join(DATA_FILE))?;
+    upload()?;
     crash_point("bucket-container-uploaded");
     bucket.remove(MASK_FILE)?;
     crash_point("bucket-mask-removed");

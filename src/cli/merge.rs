@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::write::merge;
+use crate::write::merge::{check_destination, merge_parts, MergePart};
 
 use super::args::Json;
 use super::output::{emit, human_bytes, progress};
@@ -12,10 +12,11 @@ use super::{sources, CliError};
 
 #[derive(clap::Args)]
 pub(crate) struct Args {
-    /// the parts, in order, then the destination (a local directory)
+    /// the parts, in order, then the destination (local directories or,
+    /// with feature `cloud`, bucket prefixes: s3://, gs://, az://)
     #[arg(value_name = "PART... DST", required = true)]
     paths: Vec<String>,
-    /// read the parts from FILE, one directory per line (blank lines and
+    /// read the parts from FILE, one location per line (blank lines and
     /// lines starting with # are skipped); then only DST is given
     #[arg(long, value_name = "FILE")]
     list: Option<PathBuf>,
@@ -25,17 +26,25 @@ pub(crate) struct Args {
 
 pub(crate) fn run(args: Args) -> Result<(), CliError> {
     let (parts, destination) = parts_and_destination(&args)?;
-    for part in &parts {
-        sources::local(part, "merge")?;
-    }
-    let dest = sources::local(&destination, "merge")?;
-    let parts: Vec<PathBuf> = parts.iter().map(PathBuf::from).collect();
+    let mut traffic = Traffic::default();
+    let opened = parts
+        .iter()
+        .enumerate()
+        .map(|(index, part)| open_part(part, index, &mut traffic))
+        .collect::<Result<Vec<_>, _>>()?;
     // A bar over variables (segments), when standard error is a terminal.
     let mut bar = None;
-    let summary = merge(&parts, &dest, |done, total| {
+    let on_segment = |done: usize, total: usize| {
         let bar = bar.get_or_insert_with(|| progress(total as u64, "segments"));
         bar.set_position(done as u64);
-    })?;
+    };
+    let summary = if sources::is_bucket(&destination) {
+        merge_into_bucket(&destination, &opened, &mut traffic, on_segment)?
+    } else {
+        let dest = sources::local(&destination, "merge")?;
+        check_destination(&opened, &dest)?;
+        merge_parts(&opened, &dest, on_segment)?
+    };
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
@@ -50,6 +59,8 @@ pub(crate) fn run(args: Args) -> Result<(), CliError> {
         ("blocks_left", Py::int(summary.blocks_left)),
         ("dead_bytes", Py::int(summary.dead_bytes)),
         ("container_bytes", Py::int(summary.container_bytes)),
+        ("bucket_bytes_read", Py::int(traffic.downloaded())),
+        ("bucket_bytes_written", Py::int(traffic.uploaded)),
     ]);
     emit(&value, args.json.json, |_| {
         format!(
@@ -91,4 +102,52 @@ fn parts_and_destination(args: &Args) -> Result<(Vec<String>, String), CliError>
         return Err(CliError::new(format!("{} lists no part", list.display())));
     }
     Ok((parts, destination.clone()))
+}
+
+#[cfg(feature = "cloud")]
+use super::bucket_merge::{merge_into_bucket, Traffic};
+
+/// A local directory, or a bucket prefix.
+fn open_part(location: &str, index: usize, traffic: &mut Traffic) -> Result<MergePart, CliError> {
+    if sources::is_bucket(location) {
+        return Ok(bucket_part(location, index, traffic)?);
+    }
+    Ok(MergePart::local(
+        &sources::local(location, "merge")?,
+        index,
+    )?)
+}
+
+#[cfg(feature = "cloud")]
+fn bucket_part(location: &str, index: usize, traffic: &mut Traffic) -> crate::Result<MergePart> {
+    super::bucket_merge::open_part(location, index, traffic)
+}
+
+/// Without buckets: nothing travels, and a bucket location is refused.
+#[cfg(not(feature = "cloud"))]
+#[derive(Default)]
+struct Traffic {
+    uploaded: u64,
+}
+
+#[cfg(not(feature = "cloud"))]
+impl Traffic {
+    fn downloaded(&self) -> u64 {
+        0
+    }
+}
+
+#[cfg(not(feature = "cloud"))]
+fn bucket_part(location: &str, _: usize, _: &mut Traffic) -> crate::Result<MergePart> {
+    Err(sources::no_buckets(location))
+}
+
+#[cfg(not(feature = "cloud"))]
+fn merge_into_bucket(
+    location: &str,
+    _: &[MergePart],
+    _: &mut Traffic,
+    _: impl FnMut(usize, usize),
+) -> crate::Result<crate::write::MergeSummary> {
+    Err(sources::no_buckets(location))
 }

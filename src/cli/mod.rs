@@ -12,6 +12,8 @@
 mod args;
 #[cfg(feature = "cloud")]
 mod bucket;
+#[cfg(feature = "cloud")]
+mod bucket_merge;
 mod create;
 mod get;
 #[cfg(feature = "atria")]
@@ -24,6 +26,8 @@ mod output;
 mod py;
 mod rewrite;
 mod rm;
+#[cfg(feature = "cloud")]
+mod s3_copy;
 mod show;
 mod sources;
 mod values;

@@ -64,19 +64,38 @@ pub struct MergeSummary {
 pub fn merge(
     parts: &[PathBuf],
     dest: impl AsRef<Path>,
-    mut progress: impl FnMut(usize, usize),
+    progress: impl FnMut(usize, usize),
 ) -> Result<MergeSummary> {
     let dest = dest.as_ref();
-    if parts.is_empty() {
-        return Err(Error::InvalidArgument(
-            "a merge needs at least one part".into(),
-        ));
-    }
-    let parts: Vec<Part> = parts.iter().map(|p| Part::open(p)).collect::<Result<_>>()?;
-    check_parts(&parts, dest)?;
-    let plan = Plan::new(&parts)?;
+    let parts: Vec<MergePart> = parts
+        .iter()
+        .map(|p| MergePart::open(p))
+        .collect::<Result<_>>()?;
+    check_destination(&parts, dest)?;
+    merge_parts(&parts, dest, progress)
+}
+
+/// [`merge`] of parts opened anywhere (a bucket's parts come from the
+/// CLI) into the local directory `dest`.
+pub(crate) fn merge_parts(
+    parts: &[MergePart],
+    dest: &Path,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<MergeSummary> {
+    let plan = Plan::new(parts)?;
     let existed = dest.exists();
-    let written = write(&parts, plan, dest, &mut progress);
+    let written = (|| {
+        let work = WorkDir::create(dest)?;
+        let staging = work.staging();
+        let file = File::create(&staging).map_err(|e| io_at(e, &staging))?;
+        let mut out = LocalContainer(BufWriter::with_capacity(1 << 20, file));
+        let summary = write(parts, plan, &mut out, &mut progress)?;
+        let file = out.0.into_inner().map_err(|e| Error::Io(e.to_string()))?;
+        file.sync_all()?;
+        drop(file);
+        install(&work)?;
+        Ok(summary)
+    })();
     if written.is_err() && !existed {
         // Only ever empty here: the work directory removes itself.
         let _ = std::fs::remove_dir(dest);
@@ -84,27 +103,104 @@ pub fn merge(
     written
 }
 
-/// One part: its collection as the reader sees it (mask applied), and its
-/// container file for the bytes.
-struct Part {
-    path: PathBuf,
-    atlas: Atlas,
-    file: File,
+/// Where a merged container goes: new bytes are written, a part's bytes
+/// are copied (by the OS, through a buffer, or by the store itself).
+pub(crate) trait Container: Write {
+    /// Appends `len` bytes at `offset` of `part`'s container.
+    fn copy_from(&mut self, part: &MergePart, offset: u64, len: u64) -> Result<()>;
 }
 
-impl Part {
-    fn open(path: &Path) -> Result<Part> {
-        let named = |e: Error| in_part(path, e);
+/// A local file.
+struct LocalContainer(BufWriter<File>);
+
+impl Write for LocalContainer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.flush()
+    }
+}
+
+impl Container for LocalContainer {
+    fn copy_from(&mut self, part: &MergePart, offset: u64, len: u64) -> Result<()> {
+        match &part.bytes {
+            PartBytes::File(file) => copy_file(part, file, offset, len, &mut self.0),
+            PartBytes::Ranges(_) => part.copy_through(offset, len, &mut self.0),
+        }
+    }
+}
+
+/// The largest read a copy through memory makes: the fixed buffer of a
+/// bucket merge.
+pub(crate) const COPY_BUFFER: u64 = 8 << 20;
+
+/// Reads `len` bytes at `offset` into `buf`, whole or an error.
+pub(crate) type ReadAt = Box<dyn Fn(u64, &mut [u8]) -> Result<()>>;
+
+/// Where a part's container bytes are read.
+pub(crate) enum PartBytes {
+    /// A local file, which the OS copies file to file.
+    File(File),
+    /// Anything else, by range.
+    Ranges(ReadAt),
+}
+
+/// One part: its collection as the reader sees it (mask applied), and its
+/// container's bytes.
+pub(crate) struct MergePart {
+    /// The part as named on the command line, in errors.
+    pub(crate) name: String,
+    /// Its place in the merge's list of parts.
+    pub(crate) index: usize,
+    atlas: Atlas,
+    bytes: PartBytes,
+    path: Option<PathBuf>,
+}
+
+impl MergePart {
+    fn open(path: &Path) -> Result<MergePart> {
+        let named = |e: Error| in_part(&path.display().to_string(), e);
         let atlas = at_once(Atlas::open_path(path))
             .map_err(named)?
             .map_err(named)?;
         let data = path.join(DATA_FILE);
         let file = File::open(&data).map_err(|e| named(io_at(e, &data)))?;
-        Ok(Part {
-            path: path.to_path_buf(),
+        Ok(MergePart {
+            name: path.display().to_string(),
+            index: 0,
             atlas,
-            file,
+            bytes: PartBytes::File(file),
+            path: Some(path.to_path_buf()),
         })
+    }
+
+    /// A local directory, or a collection already opened elsewhere whose
+    /// container `read_at` reads. `index` is the part's place in the merge.
+    pub(crate) fn new(name: String, index: usize, atlas: Atlas, bytes: PartBytes) -> MergePart {
+        MergePart {
+            name,
+            index,
+            atlas,
+            bytes,
+            path: None,
+        }
+    }
+
+    /// A local directory.
+    pub(crate) fn local(path: &Path, index: usize) -> Result<MergePart> {
+        Ok(MergePart {
+            index,
+            ..MergePart::open(path)?
+        })
+    }
+
+    fn named(&self, e: Error) -> Error {
+        in_part(&self.name, e)
+    }
+
+    pub(crate) fn codec_name(&self) -> &'static str {
+        self.atlas.codec().name()
     }
 
     fn footer(&self) -> &CollectionFooter {
@@ -134,9 +230,9 @@ impl Part {
         else {
             return Ok(None);
         };
-        let named = |e: Error| in_part(&self.path, e);
+        let named = |e: Error| self.named(e);
         // The collection footer's validation put the segment inside the
-        // container, so these lengths are bounded by the file itself.
+        // container, so these lengths are bounded by the container itself.
         let mut tail = [0u8; SEGMENT_TRAILER_SIZE as usize];
         let tail_at = entry.seg_offset + entry.seg_len.saturating_sub(SEGMENT_TRAILER_SIZE);
         self.read_at(tail_at, &mut tail).map_err(named)?;
@@ -149,48 +245,80 @@ impl Part {
         Ok(Some((entry, segment)))
     }
 
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
-        let mut file = &self.file;
-        file.seek(SeekFrom::Start(offset))?;
-        file.read_exact(buf)?;
-        Ok(())
+    pub(crate) fn read_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        match &self.bytes {
+            PartBytes::File(file) => {
+                let mut file = file;
+                file.seek(SeekFrom::Start(offset))?;
+                file.read_exact(buf)?;
+                Ok(())
+            }
+            PartBytes::Ranges(read_at) => read_at(offset, buf),
+        }
     }
 
-    /// Copies `len` bytes at `offset` of the container to `out`.
-    fn copy(&self, offset: u64, len: u64, out: &mut BufWriter<File>) -> Result<()> {
-        let mut file = &self.file;
-        file.seek(SeekFrom::Start(offset))?;
-        // File to file, std's copy flushes `out` and lets the kernel move
-        // the bytes (copy_file_range on Linux) instead of a user buffer.
-        let copied = std::io::copy(&mut file.take(len), out)?;
-        if copied != len {
-            return Err(in_part(
-                &self.path,
-                Error::corrupt(format!(
-                    "{len} bytes at {offset} were to be copied, the file held {copied}"
-                )),
-            ));
+    /// Copies `len` bytes at `offset` to `out` through one buffer of at
+    /// most [`COPY_BUFFER`] bytes.
+    pub(crate) fn copy_through(&self, offset: u64, len: u64, out: &mut impl Write) -> Result<()> {
+        let mut buf = vec![0u8; len.min(COPY_BUFFER) as usize];
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(COPY_BUFFER) as usize;
+            self.read_at(offset + done, &mut buf[..n])
+                .map_err(|e| self.named(e))?;
+            out.write_all(&buf[..n])?;
+            done += n as u64;
         }
         Ok(())
     }
 }
 
-fn check_parts(parts: &[Part], dest: &Path) -> Result<()> {
-    let codec = parts[0].atlas.codec();
+/// Copies `len` bytes at `offset` of `file` to `out`.
+fn copy_file(
+    part: &MergePart,
+    file: &File,
+    offset: u64,
+    len: u64,
+    out: &mut BufWriter<File>,
+) -> Result<()> {
+    let mut file = file;
+    file.seek(SeekFrom::Start(offset))?;
+    // File to file, std's copy flushes `out` and lets the kernel move
+    // the bytes (copy_file_range on Linux) instead of a user buffer.
+    let copied = std::io::copy(&mut file.take(len), out)?;
+    if copied != len {
+        return Err(part.named(Error::corrupt(format!(
+            "{len} bytes at {offset} were to be copied, the file held {copied}"
+        ))));
+    }
+    Ok(())
+}
+/// Parts of one codec; a merge of none is refused.
+fn check_parts(parts: &[MergePart]) -> Result<()> {
+    let Some(first) = parts.first() else {
+        return Err(Error::InvalidArgument(
+            "a merge needs at least one part".into(),
+        ));
+    };
     for part in parts {
-        if part.atlas.codec() != codec {
+        if part.atlas.codec() != first.atlas.codec() {
             return Err(Error::InvalidArgument(format!(
                 "part {} is compressed with {}, part {} with {}: merge parts written with one codec",
-                parts[0].path.display(),
-                codec.name(),
-                part.path.display(),
-                part.atlas.codec().name()
+                first.name,
+                first.codec_name(),
+                part.name,
+                part.codec_name()
             )));
         }
     }
+    Ok(())
+}
+
+/// A local destination that is not one of the local parts.
+pub(crate) fn check_destination(parts: &[MergePart], dest: &Path) -> Result<()> {
     if let Ok(dest) = dest.canonicalize() {
-        for part in parts {
-            if part.path.canonicalize().is_ok_and(|p| p == dest) {
+        for path in parts.iter().filter_map(|p| p.path.as_ref()) {
+            if path.canonicalize().is_ok_and(|p| p == dest) {
                 return Err(Error::InvalidArgument(format!(
                     "the destination {} is one of the parts",
                     dest.display()
@@ -212,7 +340,8 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(parts: &[Part]) -> Result<Plan> {
+    fn new(parts: &[MergePart]) -> Result<Plan> {
+        check_parts(parts)?;
         let mut interner = Interner::default();
         let mut datasets = IndexMap::new();
         let mut owner: HashMap<&str, usize> = HashMap::new();
@@ -223,8 +352,7 @@ impl Plan {
                 if let Some(first) = owner.insert(name, index) {
                     return Err(Error::InvalidArgument(format!(
                         "dataset '{name}' is in part {} and in part {}",
-                        parts[first].path.display(),
-                        part.path.display()
+                        parts[first].name, part.name
                     )));
                 }
                 let schema = interner.schema_of(footer, &footer.schema_pool[schema as usize]);
@@ -250,7 +378,7 @@ impl Plan {
 
 /// The live datasets of `part` whose schema declares `variable` (for
 /// `_datasets`: that have dataset attributes), by name, with their ordinals.
-fn declaring<'a>(part: &'a Part, variable: &str) -> HashMap<&'a str, u32> {
+fn declaring<'a>(part: &'a MergePart, variable: &str) -> HashMap<&'a str, u32> {
     let footer = part.footer();
     let declares: Vec<bool> = footer
         .schema_pool
@@ -272,16 +400,23 @@ fn declaring<'a>(part: &'a Part, variable: &str) -> HashMap<&'a str, u32> {
         .collect()
 }
 
+/// Writes the merged container to `out`; the caller makes it visible.
+pub(crate) fn write_container(
+    parts: &[MergePart],
+    out: &mut impl Container,
+    mut progress: impl FnMut(usize, usize),
+) -> Result<MergeSummary> {
+    let plan = Plan::new(parts)?;
+    write(parts, plan, out, &mut progress)
+}
+
 fn write(
-    parts: &[Part],
+    parts: &[MergePart],
     plan: Plan,
-    dest: &Path,
+    out: &mut impl Container,
     progress: &mut impl FnMut(usize, usize),
 ) -> Result<MergeSummary> {
-    let work = WorkDir::create(dest)?;
-    let staging = work.staging();
-    let file = File::create(&staging).map_err(|e| io_at(e, &staging))?;
-    let mut out = BufWriter::with_capacity(1 << 20, file);
+    let mut out = Counted { inner: out, len: 0 };
     out.write_all(&encode_header())?;
     let Plan {
         mut interner,
@@ -328,20 +463,42 @@ fn write(
         datasets: DatasetCatalogue::from_pairs(datasets)?,
     };
     write_footer(&mut out, &footer)?;
-    let file = out.into_inner().map_err(|e| Error::Io(e.to_string()))?;
-    file.sync_all()?;
-    summary.container_bytes = file.metadata()?.len();
-    drop(file);
-    install(&work)?;
+    out.flush()?;
+    summary.container_bytes = out.len;
     Ok(summary)
+}
+
+/// A container that counts what went into it.
+struct Counted<'a, C> {
+    inner: &'a mut C,
+    len: u64,
+}
+
+impl<C: Container> Write for Counted<'_, C> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.len += n as u64;
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+impl<C: Container> Container for Counted<'_, C> {
+    fn copy_from(&mut self, part: &MergePart, offset: u64, len: u64) -> Result<()> {
+        self.inner.copy_from(part, offset, len)?;
+        self.len += len;
+        Ok(())
+    }
 }
 
 /// Writes one variable's merged segment to `out`; `None` when no live
 /// dataset declares it (only hidden datasets did).
 fn merge_variable(
-    parts: &[Part],
+    parts: &[MergePart],
     variable: &str,
-    out: &mut BufWriter<File>,
+    out: &mut impl Container,
     summary: &mut MergeSummary,
 ) -> Result<Option<u64>> {
     let mut merged = SegmentFooter {
@@ -415,7 +572,7 @@ fn merge_variable(
             data_len += merged.blocks.last().expect("pushed").compressed_size;
         }
         for (at, len) in runs {
-            part.copy(at, len, out)?;
+            out.copy_from(part, at, len)?;
         }
         for (_, mut array) in kept {
             for chunk in &mut array.chunks {
@@ -427,7 +584,7 @@ fn merge_variable(
                 let key = pools.string(&strings[key as usize]);
                 let value = values[value as usize]
                     .decode(&strings)
-                    .map_err(|e| in_part(&part.path, e))?;
+                    .map_err(|e| part.named(e))?;
                 attributes.push((key, pools.value(&value)));
             }
             array.attributes = attributes;
@@ -441,17 +598,14 @@ fn merge_variable(
     Ok(Some(data_len + write_segment_footer(out, &merged)?))
 }
 
-fn missing(part: &Part, dataset: &str, variable: &str) -> Error {
-    in_part(
-        &part.path,
-        Error::corrupt(format!(
-            "dataset '{dataset}' declares '{variable}', but its segment does not hold it"
-        )),
-    )
+fn missing(part: &MergePart, dataset: &str, variable: &str) -> Error {
+    part.named(Error::corrupt(format!(
+        "dataset '{dataset}' declares '{variable}', but its segment does not hold it"
+    )))
 }
 
-/// `e` with the part's path in front of its message, its code kept.
-fn in_part(path: &Path, e: Error) -> Error {
-    let message = format!("part {}: {e}", path.display());
+/// `e` with the part's name in front of its message, its code kept.
+fn in_part(name: &str, e: Error) -> Error {
+    let message = format!("part {name}: {e}");
     Error::from_code(e.code(), message, e.http_status()).unwrap_or(e)
 }

@@ -17,7 +17,7 @@ mod element;
 mod install;
 mod interner;
 pub(crate) mod mask;
-mod merge;
+pub(crate) mod merge;
 mod pool;
 mod pools;
 mod rewrite;
