@@ -82,13 +82,14 @@ fn check_collections(source: &Path, dst: &Path, summary: &Json) -> usize {
             .collect();
         for i in 0..split.num_rows() {
             let row = block_on(split.row(i)).unwrap();
+            // A sample without a key column is named by its row number.
             let key = ["__key__", "key"]
                 .iter()
                 .find_map(|k| match row.get(k) {
                     Some(Value::Str(s)) => Some(s.clone()),
                     _ => None,
                 })
-                .unwrap();
+                .unwrap_or_else(|| format!("{i:06}"));
             let ds = atlas.dataset(&key).unwrap();
             let attrs = block_on(ds.attributes()).unwrap();
             let Value::Map(entries) = &row else { panic!() };
@@ -185,6 +186,77 @@ fn a_msgpack_cache_becomes_one_collection_per_split() {
     );
     let checked = check_collections(&config(dir), &dst, &summary);
     assert!(checked > 50);
+}
+
+/// A Delta table partitioned by a column of each type (make_corpus.py's
+/// `partitioned/`) imports with its partition values typed as the table's
+/// schema says: dates as days, timestamps as microseconds, booleans,
+/// numbers; an empty partition string is null, so no attribute.
+#[test]
+fn typed_partition_values_become_typed_attributes() {
+    let Some(dir) = corpus() else { return };
+    let source = scratch("partitioned-source");
+    copy_dir(
+        &dir.join("partitioned"),
+        &source.join("delta").join("train"),
+    );
+    let dst = scratch("partitioned");
+    let (out, summary) = import(&source, &dst);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rows = corpus::expected(dir)["partitioned"]["rows"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(check_collections(&source, &dst, &summary), rows);
+    let atlas = read_both(&dst.join("train"));
+    let typed = atlas
+        .list_datasets()
+        .iter()
+        .map(|name| block_on(atlas.dataset(name).unwrap().attributes()).unwrap())
+        .filter(|attrs| attrs.values().any(|a| matches!(a, Attr::Int64(_))))
+        .count();
+    assert!(typed > 0, "no partition value came back as a number");
+}
+
+/// Column-mapped tables (modes name and id) import under their logical
+/// column names: no physical `col-…` name reaches a collection.
+#[test]
+fn column_mapped_tables_import_under_logical_names() {
+    let Some(dir) = corpus() else { return };
+    let source = dir.join("mapped");
+    let dst = scratch("mapped");
+    let (out, summary) = import(&source, &dst);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = corpus::expected(dir);
+    let mapped = expected["column_mapping"].as_object().unwrap();
+    let rows: usize = mapped
+        .values()
+        .map(|s| s["rows"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(check_collections(&source, &dst, &summary), rows);
+    for split in mapped.keys() {
+        let atlas = read_both(&dst.join(split));
+        for name in atlas.list_datasets() {
+            let attrs = block_on(atlas.dataset(&name).unwrap().attributes()).unwrap();
+            assert!(
+                attrs.keys().all(|k| !k.starts_with("col-")),
+                "{split}/{name}: {:?}",
+                attrs.keys().collect::<Vec<_>>()
+            );
+            assert!(
+                attrs.contains_key("bee") && attrs.contains_key("part"),
+                "{split}/{name}"
+            );
+        }
+    }
 }
 
 fn copy_dir(from: &Path, to: &Path) {
