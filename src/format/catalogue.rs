@@ -12,15 +12,15 @@
 //! matches. Equal names have equal keys, so a repeat is found in one pass
 //! over the sorted words.
 //!
-//! Names come from files anyone may write, so the hash (foldhash) is seeded
+//! Names come from files anyone may write, so the hash (SipHash) is keyed
 //! afresh for each catalogue from the platform's randomness (the OS
 //! natively, `Math.random` in wasm, where std's hash keys are fixed
 //! addresses): names crafted offline to share a key cannot know the seed.
 //! Were they to share one anyway, lookups would slow down but stay right,
 //! and a repeat would still be found (tested below with one key for all).
 
-use foldhash::fast::FoldHasher;
-use foldhash::SharedSeed;
+#[allow(deprecated)] // SipHash-2-4 with keys we choose; its successor is unstable.
+use std::hash::SipHasher;
 use std::hash::Hasher;
 
 use crate::error::{Error, Result};
@@ -126,21 +126,16 @@ const KEY_MASK: u64 = 0xffff_ffff_0000_0000;
 
 /// The keys of one catalogue's hash.
 #[derive(Clone, Debug)]
-struct Seed {
-    per_table: u64,
-    shared: SharedSeed,
-}
+struct Seed(u64, u64);
 
 impl Seed {
     fn fresh() -> Seed {
-        Seed {
-            per_table: random_u64(),
-            shared: SharedSeed::from_u64(random_u64()),
-        }
+        Seed(random_u64(), random_u64())
     }
 
+    #[allow(deprecated)]
     fn hash(&self, name: &str) -> u64 {
-        let mut hasher = FoldHasher::with_seed(self.per_table, &self.shared);
+        let mut hasher = SipHasher::new_with_keys(self.0, self.1);
         hasher.write(name.as_bytes());
         hasher.finish()
     }
@@ -165,12 +160,9 @@ fn random_u64() -> u64 {
 /// Sorts index words by key, keeping ordinals ascending within a key (the
 /// words go in by ordinal and each pass is stable): three counting passes of
 /// 11, 11 and 10 bits over the key, each one read and one write of the
-/// words. Short lists take the library sort, which orders them the same.
+/// words. Short lists go the same way (the library sort would cost the wasm
+/// module its code for a few microseconds saved).
 fn radix_sort(words: &mut Vec<u64>) {
-    if words.len() < 4096 {
-        words.sort_unstable();
-        return;
-    }
     let mut scratch = vec![0u64; words.len()];
     for (shift, width) in [(32, 11), (43, 11), (54, 10)] {
         let digit = |w: u64| ((w >> shift) & ((1 << width) - 1)) as usize;
@@ -193,22 +185,25 @@ fn radix_sort(words: &mut Vec<u64>) {
 
 /// Refuses a repeated name. Only words with equal keys can hold one, and
 /// they are neighbours; among all repeats it reports the pair whose second
-/// ordinal comes first, as a reader inserting in order would meet it.
+/// ordinal comes first, as a reader inserting in order would meet it. A run
+/// of equal keys is compared pair by pair: with a seed no file can know it
+/// holds one or two words (names forced to share a key would make this
+/// quadratic in the run, and only slow).
 fn check_repeats(words: &[u64], names: &str, ends: &[u32]) -> Result<()> {
     let mut first_repeat: Option<(u32, u32)> = None;
     for run in words.chunk_by(|a, b| a & KEY_MASK == b & KEY_MASK) {
-        if run.len() < 2 {
-            continue;
-        }
-        // Ordinals ascend in the run; a stable sort by name keeps them so.
-        let mut ordinals: Vec<u32> = run.iter().map(|&w| w as u32).collect();
-        ordinals.sort_by(|&a, &b| name_at(names, ends, a).cmp(name_at(names, ends, b)));
-        for pair in ordinals.windows(2) {
-            let (first, second) = (pair[0], pair[1]);
-            if name_at(names, ends, first) == name_at(names, ends, second)
-                && first_repeat.is_none_or(|(_, s)| second < s)
-            {
-                first_repeat = Some((first, second));
+        for (i, &a) in run.iter().enumerate() {
+            let first = a as u32;
+            // Ordinals ascend in a run: the first match is this name's
+            // earliest repeat.
+            let repeat = run[i + 1..]
+                .iter()
+                .map(|&b| b as u32)
+                .find(|&second| name_at(names, ends, first) == name_at(names, ends, second));
+            if let Some(second) = repeat {
+                if first_repeat.is_none_or(|(_, s)| second < s) {
+                    first_repeat = Some((first, second));
+                }
             }
         }
     }
@@ -455,8 +450,8 @@ mod tests {
 
     #[test]
     fn a_large_catalogue_is_radix_sorted_and_finds_every_name() {
-        // Past 4,096 names the words are radix sorted; the order must be
-        // the library sort's, and every name and no other found.
+        // The radix sort's order must be the library sort's, and every
+        // name and no other found.
         let names: Vec<String> = (0..20_000).map(|i| format!("n{i}")).collect();
         let c = DatasetCatalogue::from_pairs(names.iter().map(|n| (n, 1))).unwrap();
         let mut sorted = c.words.clone();
