@@ -189,17 +189,13 @@ fn a_msgpack_cache_becomes_one_collection_per_split() {
 }
 
 /// A Delta table partitioned by a column of each type (make_corpus.py's
-/// `partitioned/`) imports with its partition values typed as the table's
+/// `partitioned/delta/train`) imports with its partition values typed as the table's
 /// schema says: dates as days, timestamps as microseconds, booleans,
 /// numbers; an empty partition string is null, so no attribute.
 #[test]
 fn typed_partition_values_become_typed_attributes() {
     let Some(dir) = corpus() else { return };
-    let source = scratch("partitioned-source");
-    copy_dir(
-        &dir.join("partitioned"),
-        &source.join("delta").join("train"),
-    );
+    let source = dir.join("partitioned");
     let dst = scratch("partitioned");
     let (out, summary) = import(&source, &dst);
     assert!(

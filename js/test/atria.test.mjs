@@ -279,6 +279,15 @@ describe("a Delta Lake cache over HTTP", () => {
     }
   });
 
+  it("partition values typed as the table's schema says (dates as days, timestamps as microseconds, decimals unscaled, empty as null), as delta-rs reads them", async () => {
+    const cache = await AtriaCache.open(`${server.url}/partitioned/`);
+    const split = await cache.split("train");
+    const rows = [];
+    for await (const row of split.rows()) rows.push(canonical(row));
+    rows.sort((x, y) => x.n - y.n);
+    assert.deepEqual(rows, expected.partitioned.rows);
+  });
+
   it("a table with a checkpoint opens without reading any data file", async () => {
     const name = splits.find((s) => expected.delta[s].checkpoint !== null);
     const cache = await AtriaCache.open(deltaBase());

@@ -12,8 +12,9 @@ TAR shards and a JSON pointer table; "docs_delta", the DELTALAKE layout):
   docs_delta/delta/{split}/                          the Delta Lake table (deltalake)
   docs_delta/shards/{split}/...tar                   its TAR shards (as above)
   docs_delta/data/{split}/...pdf                     its copied PDFs
-  partitioned/                                       a Delta table partitioned by
-                                                     a column of each type
+  partitioned/delta/train/                           a Delta table partitioned by
+                                                     a column of each type, as a
+                                                     one-split cache
   mapped/delta/{train,test}/                         column-mapped Delta tables
                                                      (modes name and id), renamed
   expected.json                                      what a reader must return
@@ -599,7 +600,7 @@ def main():
         "msgpack": write_msgpack_layout(root, rng),
         "delta_config": DELTA_CONFIG,
         "delta": write_delta_layout(os.path.join(out, DELTA_CONFIG), counter()),
-        "partitioned": write_partitioned_table(os.path.join(out, "partitioned")),
+        "partitioned": write_partitioned_table(os.path.join(out, "partitioned", "delta", "train")),
         "column_mapping": {split: write_column_mapped_table(os.path.join(out, "mapped", "delta", split), mode)
                            for split, mode in MAPPED_SPLITS.items()},
     }
