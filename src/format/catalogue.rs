@@ -19,9 +19,9 @@
 //! Were they to share one anyway, lookups would slow down but stay right,
 //! and a repeat would still be found (tested below with one key for all).
 
+use std::hash::Hasher;
 #[allow(deprecated)] // SipHash-2-4 with keys we choose; its successor is unstable.
 use std::hash::SipHasher;
-use std::hash::Hasher;
 
 use crate::error::{Error, Result};
 
