@@ -8,30 +8,18 @@
 
 #![cfg(feature = "cloud")]
 
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+#[path = "common/buckets.rs"]
+mod buckets;
 
-use atlas_wasm::write::{AtlasWriter, WriterConfig};
-use atlas_wasm::{Attr, FillValue};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use buckets::{free_port, ok, skip, small_collection, start, Emulator};
 
 /// Azurite's well-known development account (public, documented by Microsoft).
 const ACCOUNT: &str = "devstoreaccount1";
 const KEY: &str =
     "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
-
-struct Azurite {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Azurite {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 fn emulators() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("target/emulators/node_modules")
@@ -39,38 +27,19 @@ fn emulators() -> PathBuf {
 
 /// Starts Azurite's blob service with an empty in-memory store, or `None`
 /// after saying why the test is skipped.
-fn azurite() -> Option<Azurite> {
+fn azurite() -> Option<Emulator> {
     let main = emulators().join("azurite/dist/src/blob/main.js");
     if !main.exists() {
-        // CI runs scripts/setup.sh and sets ATLAS_REQUIRE_PYTHON: there a skip is a failure.
-        assert!(
-            std::env::var_os("ATLAS_REQUIRE_PYTHON").is_none(),
-            "Azurite is required: bash scripts/setup.sh python"
-        );
-        eprintln!("Azurite is not installed; skipped (bash scripts/setup.sh python)");
-        return None;
+        return skip("Azurite", "bash scripts/setup.sh python");
     }
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     // In memory, and its debug log off: nothing is written anywhere.
-    let child = Command::new("node")
+    let mut command = Command::new("node");
+    command
         .arg(main)
         .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string()])
-        .args(["--inMemoryPersistence", "--silent", "--skipApiVersionCheck"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = Azurite { child, port };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "Azurite did not start on {port}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Some(server)
+        .args(["--inMemoryPersistence", "--silent", "--skipApiVersionCheck"]);
+    Some(start("Azurite", command, port))
 }
 
 fn connection(port: u16) -> String {
@@ -112,38 +81,8 @@ fn atlas(port: u16, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn write_collection(dir: &Path, names: std::ops::Range<u8>) {
-    let _ = std::fs::remove_dir_all(dir);
-    let w = AtlasWriter::create(dir, WriterConfig::default()).unwrap();
-    for d in names {
-        let mut ds = w.add_dataset(&format!("d{d}")).unwrap();
-        ds.define_array::<f64>(
-            "v",
-            vec!["i".into()],
-            &[5],
-            Some(&[2]),
-            Some(FillValue::Float(f64::NAN)),
-        )
-        .unwrap();
-        ds.write_array("v", &[1], &[3], &[d as f64, 1.5, -2.0])
-            .unwrap();
-        ds.set_attribute("d", Attr::UInt8(d));
-        ds.finish().unwrap();
-    }
-    w.finish().unwrap();
-}
-
 fn scratch(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("atlas-wasm-azure-{}-{name}", std::process::id()))
+    buckets::scratch("azure", name)
 }
 
 #[test]
@@ -154,7 +93,7 @@ fn a_collection_in_azure_blob_storage_reads_writes_and_hides_like_a_local_one() 
     let port = server.port;
     create_container(port, "atlas");
     let local = scratch("one");
-    write_collection(&local, 0..3);
+    small_collection(&local, "d", 0..3);
     let l = local.to_str().unwrap().to_string();
     let url = "az://atlas/collections/one";
     ok(atlas(port, &["rewrite", &l, url]));
@@ -189,7 +128,7 @@ fn a_collection_in_azure_blob_storage_reads_writes_and_hides_like_a_local_one() 
     // Merged with a local part into the container: staged locally, put in
     // one upload; the hidden d0 is dropped.
     let part = scratch("part");
-    write_collection(&part, 3..5);
+    small_collection(&part, "d", 3..5);
     let merged = "az://atlas/collections/merged";
     let json = ok(atlas(
         port,

@@ -9,68 +9,44 @@
 
 #![cfg(feature = "cloud")]
 
+#[path = "common/buckets.rs"]
+mod buckets;
+
 use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output, Stdio};
 
 use atlas_wasm::write::{AtlasWriter, WriterConfig};
-use atlas_wasm::{Attr, FillValue};
-
-struct Moto {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for Moto {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use buckets::{free_port, ok, skip, small_collection, start, Emulator};
 
 /// Starts `python -m moto.server` by the interpreter's real path, so the
-/// child we hold is the server itself and not a launcher shim.
-fn moto() -> Option<Moto> {
+/// child we hold is the server itself and not a launcher shim; or `None`
+/// after saying why the test is skipped.
+fn moto_or_skip() -> Option<Emulator> {
     let probe = Command::new("python3")
         .args([
             "-c",
             "import sys, moto.server, flask; print(sys.executable)",
         ])
         .output()
-        .ok()?;
-    if !probe.status.success() {
-        return None;
-    }
-    let python = String::from_utf8(probe.stdout).ok()?.trim().to_string();
-    let port = TcpListener::bind("127.0.0.1:0")
-        .ok()?
-        .local_addr()
-        .ok()?
-        .port();
-    let child = Command::new(python)
-        .args([
-            "-m",
-            "moto.server",
-            "-H",
-            "127.0.0.1",
-            "-p",
-            &port.to_string(),
-        ])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let moto = Moto { child, port };
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        if started.elapsed() > Duration::from_secs(30) {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Some(moto)
+        .ok()
+        .filter(|o| o.status.success());
+    let Some(probe) = probe else {
+        return skip("moto's server", "pip install 'moto[server]'");
+    };
+    let python = String::from_utf8(probe.stdout).unwrap().trim().to_string();
+    let port = free_port();
+    let mut command = Command::new(python);
+    command.args([
+        "-m",
+        "moto.server",
+        "-H",
+        "127.0.0.1",
+        "-p",
+        &port.to_string(),
+    ]);
+    Some(start("moto", command, port))
 }
 
 /// Creates a bucket with one unsigned PUT, which moto accepts.
@@ -97,53 +73,8 @@ fn atlas(port: u16, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// The moto server, or `None` after saying why the test is skipped.
-fn moto_or_skip() -> Option<Moto> {
-    let server = moto();
-    if server.is_none() {
-        // CI installs moto and sets ATLAS_REQUIRE_PYTHON: there a skip is a failure.
-        assert!(
-            std::env::var_os("ATLAS_REQUIRE_PYTHON").is_none(),
-            "moto[server] is required"
-        );
-        eprintln!("moto's server is not installed; skipped (pip install 'moto[server]')");
-    }
-    server
-}
-
-/// Writes `n` datasets `{prefix}0..` with one small array each to `dir`.
-fn write_collection(dir: &std::path::Path, prefix: &str, n: u8) {
-    let _ = std::fs::remove_dir_all(dir);
-    let w = AtlasWriter::create(dir, WriterConfig::default()).unwrap();
-    for d in 0..n {
-        let mut ds = w.add_dataset(&format!("{prefix}{d}")).unwrap();
-        ds.define_array::<f64>(
-            "v",
-            vec!["i".into()],
-            &[5],
-            Some(&[2]),
-            Some(FillValue::Float(f64::NAN)),
-        )
-        .unwrap();
-        ds.write_array("v", &[1], &[3], &[d as f64, 1.5, -2.0])
-            .unwrap();
-        ds.set_attribute("d", Attr::UInt8(d));
-        ds.finish().unwrap();
-    }
-    w.finish().unwrap();
-}
-
 fn scratch(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("atlas-wasm-cloud-{}-{name}", std::process::id()))
+    buckets::scratch("cloud", name)
 }
 
 #[test]
@@ -154,7 +85,7 @@ fn a_collection_in_a_bucket_reads_writes_and_hides_like_a_local_one() {
     let port = server.port;
     create_bucket(port, "atlas");
     let local = scratch("one");
-    write_collection(&local, "d", 3);
+    small_collection(&local, "d", 0..3);
     let l = local.to_str().unwrap().to_string();
     let url = "s3://atlas/collections/one";
     ok(atlas(port, &["rewrite", &l, url]));
@@ -252,8 +183,8 @@ fn a_killed_upload_leaves_the_old_collection_or_the_new_one() {
     let port = server.port;
     create_bucket(port, "atlas");
     let (old, new) = (scratch("old"), scratch("new"));
-    write_collection(&old, "d", 3);
-    write_collection(&new, "n", 4);
+    small_collection(&old, "d", 0..3);
+    small_collection(&new, "n", 0..4);
     let (old_dir, new_dir) = (old.to_str().unwrap(), new.to_str().unwrap());
     let (old_seen, new_seen) = ("d1\nd2\n", "n0\nn1\nn2\nn3\n");
     let steps = [

@@ -13,30 +13,19 @@
 
 #![cfg(feature = "cloud")]
 
+#[path = "common/buckets.rs"]
+mod buckets;
+
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
 
-use atlas_wasm::write::{AtlasWriter, WriterConfig};
-use atlas_wasm::{Attr, FillValue};
-
-struct FakeGcs {
-    child: Child,
-    port: u16,
-}
-
-impl Drop for FakeGcs {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use buckets::{free_port, ok, skip, small_collection, start, Emulator};
 
 /// Starts fake-gcs-server in memory, or `None` after saying why the test is
 /// skipped.
-fn fake_gcs() -> Option<FakeGcs> {
+fn fake_gcs() -> Option<Emulator> {
     let probe = Command::new("python3")
         .args([
             "-c",
@@ -46,22 +35,13 @@ fn fake_gcs() -> Option<FakeGcs> {
         .ok()
         .filter(|o| o.status.success());
     let Some(probe) = probe else {
-        // CI runs scripts/setup.sh and sets ATLAS_REQUIRE_PYTHON: there a skip is a failure.
-        assert!(
-            std::env::var_os("ATLAS_REQUIRE_PYTHON").is_none(),
-            "fake-gcs-server is required: bash scripts/setup.sh python"
-        );
-        eprintln!("fake-gcs-server is not installed; skipped (bash scripts/setup.sh python)");
-        return None;
+        return skip("fake-gcs-server", "bash scripts/setup.sh python");
     };
     let binary = String::from_utf8(probe.stdout).unwrap().trim().to_string();
-    let port = TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = free_port();
     let address = format!("127.0.0.1:{port}");
-    let child = Command::new(binary)
+    let mut command = Command::new(binary);
+    command
         .args([
             "-scheme",
             "http",
@@ -72,21 +52,8 @@ fn fake_gcs() -> Option<FakeGcs> {
         ])
         .args(["-host", "127.0.0.1", "-port", &port.to_string()])
         // Requests to this host are the XML API's (`/bucket/object`).
-        .args(["-public-host", &address])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let server = FakeGcs { child, port };
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "fake-gcs-server did not start on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    Some(server)
+        .args(["-public-host", &address]);
+    Some(start("fake-gcs-server", command, port))
 }
 
 /// One HTTP/1.1 request; the status line and body of the answer.
@@ -133,38 +100,8 @@ fn atlas(port: u16, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn ok(out: Output) -> String {
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn write_collection(dir: &Path, names: std::ops::Range<u8>) {
-    let _ = std::fs::remove_dir_all(dir);
-    let w = AtlasWriter::create(dir, WriterConfig::default()).unwrap();
-    for d in names {
-        let mut ds = w.add_dataset(&format!("d{d}")).unwrap();
-        ds.define_array::<f64>(
-            "v",
-            vec!["i".into()],
-            &[5],
-            Some(&[2]),
-            Some(FillValue::Float(f64::NAN)),
-        )
-        .unwrap();
-        ds.write_array("v", &[1], &[3], &[d as f64, 1.5, -2.0])
-            .unwrap();
-        ds.set_attribute("d", Attr::UInt8(d));
-        ds.finish().unwrap();
-    }
-    w.finish().unwrap();
-}
-
 fn scratch(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("atlas-wasm-gcs-{}-{name}", std::process::id()))
+    buckets::scratch("gcs", name)
 }
 
 #[test]
@@ -175,8 +112,8 @@ fn a_collection_in_google_cloud_storage_reads_and_merges_like_a_local_one() {
     let port = server.port;
     create_bucket(port, "atlas");
     let (one, two) = (scratch("one"), scratch("two"));
-    write_collection(&one, 0..3);
-    write_collection(&two, 3..5);
+    small_collection(&one, "d", 0..3);
+    small_collection(&two, "d", 3..5);
     put_collection(port, &one, "collections/one");
     put_collection(port, &two, "collections/two");
     let l = one.to_str().unwrap().to_string();

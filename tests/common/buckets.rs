@@ -1,0 +1,103 @@
+//! Shared by the bucket tests (`cli_cloud.rs` on moto, `cli_azure.rs` on
+//! Azurite, `cli_gcs.rs` on fake-gcs-server): an emulator on a free
+//! loopback port, stopped when dropped; a skip that CI treats as a
+//! failure; a small collection to put in a bucket; a command's output,
+//! checked.
+
+use std::net::{TcpListener, TcpStream};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use atlas_wasm::write::{AtlasWriter, WriterConfig};
+use atlas_wasm::{Attr, FillValue};
+
+/// An emulator process, killed when dropped.
+pub struct Emulator {
+    child: Child,
+    pub port: u16,
+}
+
+impl Drop for Emulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A port nothing listens on now, for an emulator to take.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts `command`, already told to listen on `port`, and waits until the
+/// port answers (a minute at most: emulators start slowly on a busy machine).
+pub fn start(what: &str, mut command: Command, port: u16) -> Emulator {
+    let child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{what} did not start: {e}"));
+    let emulator = Emulator { child, port };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "{what} did not start on {port}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    emulator
+}
+
+/// `None`, after saying why the test is skipped. CI runs scripts/setup.sh
+/// and sets ATLAS_REQUIRE_PYTHON: there a skip is a failure.
+pub fn skip<T>(what: &str, install: &str) -> Option<T> {
+    assert!(
+        std::env::var_os("ATLAS_REQUIRE_PYTHON").is_none(),
+        "{what} is required: {install}"
+    );
+    eprintln!("{what} is not installed; skipped ({install})");
+    None
+}
+
+/// The command's standard output, after asserting it succeeded.
+pub fn ok(out: Output) -> String {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Writes datasets `{prefix}{d}` for each `d` of `names` to `dir`, each one
+/// float64 array `v`[5] in chunks of 2 (three values written, the rest
+/// fill) and the attribute `d`.
+pub fn small_collection(dir: &Path, prefix: &str, names: Range<u8>) {
+    let _ = std::fs::remove_dir_all(dir);
+    let w = AtlasWriter::create(dir, WriterConfig::default()).unwrap();
+    for d in names {
+        let mut ds = w.add_dataset(&format!("{prefix}{d}")).unwrap();
+        ds.define_array::<f64>(
+            "v",
+            vec!["i".into()],
+            &[5],
+            Some(&[2]),
+            Some(FillValue::Float(f64::NAN)),
+        )
+        .unwrap();
+        ds.write_array("v", &[1], &[3], &[d as f64, 1.5, -2.0])
+            .unwrap();
+        ds.set_attribute("d", Attr::UInt8(d));
+        ds.finish().unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// A scratch directory for test binary `kind`, unique to this process.
+pub fn scratch(kind: &str, name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("atlas-wasm-{kind}-{}-{name}", std::process::id()))
+}
