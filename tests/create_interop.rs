@@ -97,6 +97,32 @@ fn compare(kind: &str, corpus_dir: &Path, flags: &[&str]) -> (Output, Output) {
     (a, b)
 }
 
+/// atlas-python lists the same `count` datasets in `a` and `b` and
+/// describes each alike.
+fn assert_python_describes_alike(a: &Path, b: &Path, count: usize) {
+    let script = r#"
+import sys
+from atlas import _ops
+a, b = sys.argv[1], sys.argv[2]
+names = _ops.list_datasets(a)
+assert names == _ops.list_datasets(b), "names differ"
+for n in names:
+    x, y = _ops.describe_dataset(a, n), _ops.describe_dataset(b, n)
+    if repr(x) != repr(y):
+        sys.exit(f"{n}: {x!r} != {y!r}")
+print(len(names))
+"#;
+    let read = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(a)
+        .arg(b)
+        .output()
+        .unwrap();
+    assert!(read.status.success(), "{}", text(&read.stderr));
+    assert_eq!(text(&read.stdout).trim(), count.to_string());
+}
+
 #[test]
 fn the_main_corpus_matches_atlas_python_value_for_value() {
     if !python_ready() {
@@ -129,27 +155,7 @@ fn the_main_corpus_matches_atlas_python_value_for_value() {
     );
 
     // atlas-python reads ours: every dataset described alike.
-    let script = r#"
-import sys
-from atlas import _ops
-a, b = sys.argv[1], sys.argv[2]
-names = _ops.list_datasets(a)
-assert names == _ops.list_datasets(b), "names differ"
-for n in names:
-    x, y = _ops.describe_dataset(a, n), _ops.describe_dataset(b, n)
-    if repr(x) != repr(y):
-        sys.exit(f"{n}: {x!r} != {y!r}")
-print(len(names))
-"#;
-    let read = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(&mine)
-        .arg(&python)
-        .output()
-        .unwrap();
-    assert!(read.status.success(), "{}", text(&read.stderr));
-    assert_eq!(text(&read.stdout).trim(), "206");
+    assert_python_describes_alike(&mine, &python, 206);
 }
 
 #[test]
@@ -498,27 +504,7 @@ fn parts_created_apart_merge_into_atlas_pythons_collection() {
     );
     assert_same_collection(&merged, &python);
 
-    let script = r#"
-import sys
-from atlas import _ops
-a, b = sys.argv[1], sys.argv[2]
-names = _ops.list_datasets(a)
-assert names == _ops.list_datasets(b), "names differ"
-for n in names:
-    x, y = _ops.describe_dataset(a, n), _ops.describe_dataset(b, n)
-    if repr(x) != repr(y):
-        sys.exit(f"{n}: {x!r} != {y!r}")
-print(len(names))
-"#;
-    let read = Command::new("python3")
-        .arg("-c")
-        .arg(script)
-        .arg(&merged)
-        .arg(&python)
-        .output()
-        .unwrap();
-    assert!(read.status.success(), "{}", text(&read.stderr));
-    assert_eq!(text(&read.stdout).trim(), "206");
+    assert_python_describes_alike(&merged, &python, 206);
 
     for bad in ["0/4", "5/4", "1/0", "x/2", "3"] {
         let refused = ours(&source, &out.join("bad"), &["--part", bad]);
