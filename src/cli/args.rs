@@ -14,7 +14,9 @@ use crate::write::Codec;
     version,
     about = "Build, inspect, trim and rewrite atlas collections: thousands of N-dimensional datasets in one \
              immutable file, local or over HTTP.",
-    after_help = "A collection is a local directory or an http(s):// URL of one. create, rm, rewrite and merge write locally."
+    after_help = "A collection is a local directory, an http(s):// URL of one, or (feature cloud) an s3://, gs:// or \
+                  az:// prefix. create and import-atria write local directories; rm, rewrite and merge write \
+                  buckets too; nothing writes over HTTP."
 )]
 pub(crate) struct Cli {
     #[command(subcommand)]
