@@ -398,17 +398,7 @@ mod tests {
     #[test]
     fn datasets_travel_as_a_sequence_and_repeats_are_corrupt() {
         // The wire footer's fields in order, with a name twice.
-        let wire = (
-            8u32,
-            Codec::Zstd,
-            1i64,
-            Vec::<String>::new(),
-            Vec::<DType>::new(),
-            vec![InternedSchema::default()],
-            Vec::<VariableEntry>::new(),
-            vec![("a", 0u32), ("a", 0u32)],
-        );
-        let packed = rmp_serde::to_vec(&wire).unwrap();
+        let packed = wire_with(&[("a", 0), ("a", 0)]);
         let zst = crate::format::codec::tests::zstd_frame_of(&packed);
         let err = CollectionFooter::decode(&zst, 1000, 1 << 20).unwrap_err();
         assert!(err.to_string().contains("appears twice"), "{err}");
