@@ -3,9 +3,6 @@
 // origin (test/server.mjs, CORS), and every value it read is held against
 // expected.json here.
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import {
   CORPUS,
@@ -21,10 +18,9 @@ import {
   pointerRows,
   unrecoverable,
 } from "./atria-expect.mjs";
-import { openPage } from "./page.mjs";
+import { openAtriaPage } from "./page.mjs";
 import { startServer } from "./server.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const expected = expectedAtria();
 let page;
 let corpus;
@@ -33,11 +29,7 @@ let base;
 before(async () => {
   corpus = await startServer({ root: CORPUS });
   base = `${corpus.url}/${expected.config}/`;
-  // The canonical form, the same module the Node tests use, as a Blob module.
-  const canonical = readFileSync(join(here, "atria-canonical.mjs"), "utf8");
-  page = await openPage(`
-    window.atria = await import("./atlas-wasm/dist/atria-browser.js");
-    window.canon = await import(URL.createObjectURL(new Blob([${JSON.stringify(canonical)}], { type: "text/javascript" })));`);
+  page = await openAtriaPage();
 });
 after(async () => {
   await page?.close();

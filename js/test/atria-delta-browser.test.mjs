@@ -5,16 +5,12 @@
 // tests/atria/delta-dv. Every row is held to the expectations the Node
 // tests hold theirs to (atria-expect.mjs, atria-dv-expect.mjs).
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { assertDvTable, DV_FILE, DV_TABLES, DV_TABLE_NAMES } from "./atria-dv-expect.mjs";
 import { CORPUS, assertMappedSplit, expectedAtria } from "./atria-expect.mjs";
-import { openPage } from "./page.mjs";
+import { openAtriaPage } from "./page.mjs";
 import { startServer } from "./server.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const expected = expectedAtria();
 let page;
 let corpus;
@@ -23,11 +19,7 @@ let tables;
 before(async () => {
   corpus = await startServer({ root: CORPUS });
   tables = await startServer({ root: DV_TABLES });
-  // The canonical form, the same module the Node tests use, as a Blob module.
-  const canonical = readFileSync(join(here, "atria-canonical.mjs"), "utf8");
-  page = await openPage(`
-    window.atria = await import("./atlas-wasm/dist/atria-browser.js");
-    window.canon = await import(URL.createObjectURL(new Blob([${JSON.stringify(canonical)}], { type: "text/javascript" })));`);
+  page = await openAtriaPage();
 });
 after(async () => {
   await page?.close();

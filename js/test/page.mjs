@@ -1,7 +1,7 @@
 // A page in headless Debian Chromium that imports the installed package
 // through an import map, served with the fixtures beside it: what the browser
 // tests share. `extra` is script run after the import (hooks a test needs).
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -42,4 +42,16 @@ export async function openPage(extra = "") {
     rmSync(root, { recursive: true, force: true });
   };
   return { site, root, browser, page, close };
+}
+
+/**
+ * `openPage` with `atlas-wasm/atria` imported as `window.atria`, and the
+ * canonical form the Node tests compare with (atria-canonical.mjs) as
+ * `window.canon`, loaded from a Blob so that both sides use one module.
+ */
+export async function openAtriaPage() {
+  const canonical = readFileSync(new URL("./atria-canonical.mjs", import.meta.url), "utf8");
+  return openPage(`
+    window.atria = await import("./atlas-wasm/dist/atria-browser.js");
+    window.canon = await import(URL.createObjectURL(new Blob([${JSON.stringify(canonical)}], { type: "text/javascript" })));`);
 }
