@@ -8,18 +8,15 @@
  */
 import { abortOf, cancellableWith } from "./abort.js";
 import { AtlasHandle, setDriver, setErrorClass } from "./atlas_wasm.js";
-import { drive } from "./drive.js";
 import { AtlasError, aborted, expect } from "./errors.js";
 import { directorySources, httpSource } from "./http.js";
 import { keptBytes, persistOptions, persistSource } from "./persist.js";
 import { DecodePool, defaultWorkers } from "./pool.js";
 import { r2Source } from "./r2.js";
 import { blobSource, bytesSource, progressReporter, toSource } from "./sources.js";
+import { startUp } from "./start.js";
 
-let initialise = () => {
-  throw new AtlasError("import atlas-wasm through its package entry, which loads the wasm module", "InvalidArgument");
-};
-let ready;
+const wasm = startUp({ setErrorClass, setDriver }, AtlasError, "atlas-wasm");
 let runtime = {}; // {spawn?, cores?, decoder?}: no decoder (workerd), the core decodes every block
 let decoder; // the decode module for workers, compiling or compiled, once per process
 
@@ -41,20 +38,8 @@ function loadDecoder() {
  * module, and of loading the decode module and starting decode workers.
  */
 export function bindInit(init, decoding = {}) {
-  initialise = init;
+  wasm.bind(init);
   runtime = decoding;
-}
-
-function start() {
-  ready ??= (async () => {
-    await initialise();
-    setErrorClass(AtlasError);
-    setDriver(drive);
-  })().catch((error) => {
-    ready = undefined; // let a later open try again
-    throw error;
-  });
-  return ready;
 }
 
 /** One open collection: `data.atlas`, less what `deleted.mask` hides. */
@@ -80,7 +65,7 @@ export class Atlas {
   static async open(target, options = {}) {
     if (options.signal?.aborted) throw aborted(options.signal);
     const persist = persistOptions(options.persist);
-    const starting = start();
+    const starting = wasm.start();
     let sources;
     try {
       sources = sourcesOf(target, options, persist && keptBytes(persist.bytes));

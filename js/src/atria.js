@@ -14,10 +14,10 @@
  */
 import { cancellableWith } from "./abort.js";
 import { AtriaCacheHandle, ParquetHandle, setDriver, setErrorClass } from "./atria_wasm.js";
-import { drive } from "./drive.js";
 import { directorySources, httpSource } from "./http.js";
 import { r2Source } from "./r2.js";
 import { toSource } from "./sources.js";
+import { startUp } from "./start.js";
 
 /**
  * The error of the Atria entry. `code` is one of the package's codes
@@ -40,26 +40,11 @@ export class AtriaError extends Error {
   }
 }
 
-let initialise = () => {
-  throw new AtriaError("import atlas-wasm/atria through its package entry, which loads the wasm module", "InvalidArgument");
-};
-let ready;
+const wasm = startUp({ setErrorClass, setDriver }, AtriaError, "atlas-wasm/atria");
 
 /** Called once by the runtime entry with its way of loading the module. */
 export function bindInit(init) {
-  initialise = init;
-}
-
-function start() {
-  ready ??= (async () => {
-    await initialise();
-    setErrorClass(AtriaError);
-    setDriver(drive);
-  })().catch((error) => {
-    ready = undefined; // let a later open try again
-    throw error;
-  });
-  return ready;
+  wasm.bind(init);
 }
 
 /** One Atria cache: a config directory (`{storage_dir}/{config}`). */
@@ -81,7 +66,7 @@ export class AtriaCache {
    */
   static async open(target, options = {}) {
     return cancellable(options.signal, async (abort) => {
-      await start();
+      await wasm.start();
       return new AtriaCache(await AtriaCacheHandle.open(storeOf(target, options), abort));
     });
   }
@@ -212,7 +197,7 @@ export class ParquetFile {
   /** Opens the file at a URL (the package's HTTP rules) or behind a source (`Atlas.fromBlob(...)`, `{read(offset, length)}`, …). */
   static async open(target, options = {}) {
     return cancellable(options.signal, async (abort) => {
-      await start();
+      await wasm.start();
       const source =
         typeof target === "string" || target instanceof URL
           ? httpSource(new URL(String(target), globalThis.location?.href), options)
