@@ -6,8 +6,9 @@
 #      scratch project as a user would install it
 #   3. node --test on the installed package: HTTP (hostile servers too),
 #      Blob/bytes/user sources, the Worker in workerd, headless Chromium,
-#      one conformance suite over every source, forged collections, and the
-#      Atria entry over its corpus (HTTP in Node and Chromium, R2 in workerd)
+#      one conformance suite over every source, forged collections, the
+#      Atria entry over its corpus (HTTP in Node and Chromium, R2 in workerd),
+#      and 10,000 calls of each kind leaving no heap behind (Node, Chromium)
 #   4. the consumer apps (js/consumers/run.sh): Vite, webpack, an import-map
 #      page, Node, Bun, a wrangler-style Worker; tsc --strict on the types
 #   5. wasm-bindgen tests of the core in Node and in headless Chromium, as a

@@ -3,8 +3,8 @@
 // atlas-wasm/atria in Node, Chromium and workerd.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -43,6 +43,23 @@ export function msgpackRecords(expected, split) {
 /** The config directory of the corpus (`expected.config`). */
 export function configDir(expected) {
   return join(CORPUS, expected.config);
+}
+
+/**
+ * What the config directory holds, as plain data a page can take:
+ * `{files, dirs}`, every file's path under it and, for each directory
+ * ("" the top), its entries' names sorted.
+ */
+export function configTree(expected) {
+  const root = configDir(expected);
+  const files = [];
+  const dirs = { "": readdirSync(root).sort() };
+  for (const entry of readdirSync(root, { recursive: true, withFileTypes: true })) {
+    const path = relative(root, join(entry.parentPath ?? entry.path, entry.name)).split(sep).join("/");
+    if (entry.isDirectory()) dirs[path] = readdirSync(join(root, path)).sort();
+    else files.push(path);
+  }
+  return { files: files.sort(), dirs };
 }
 
 /** The pointer table of the `docs` config (the truth of every TAR pointer). */

@@ -1,14 +1,8 @@
-// A call leaves nothing behind, whether its AbortSignal fires or not. A
-// signal that never fired once kept ~0.8 KB of closures per call alive for
-// good (the abort promise's JsFuture, dropped before its promise settled):
-// 8 MB per 10,000 calls, where this test allows 1 MiB. Each kind of call runs
-// 10,000 times with a fresh AbortController: half against a source that
-// answers (the signal never fires), half against one that never answers
-// (each call is aborted while it waits). The heap is read after forced
-// collections, before and after, once a first pass of the same calls has
-// warmed up the code and the caches.
+// A call leaves nothing behind, whether its AbortSignal fires or not: the
+// soak of residue-soak.mjs in Node (call-residue-browser.test.mjs runs it in
+// Chromium). That file says what it runs and why BOUND holds.
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { it } from "node:test";
 import { setImmediate } from "node:timers/promises";
@@ -16,128 +10,43 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { Atlas } from "atlas-wasm";
 import { AtriaCache } from "atlas-wasm/atria";
-import { CORPUS, expectedAtria } from "./atria-expect.mjs";
+import { configDir, configTree, expectedAtria } from "./atria-expect.mjs";
 import { FIXTURES } from "./expect.mjs";
+import { BOUND, CALLS, atriaStore, soakAtriaRow, soakCollection } from "./residue-soak.mjs";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc");
-const CALLS = 10_000;
-// One pass of the same calls first, so the caches hold what the measured
-// pass reads (every dataset's block, every wrapper made once).
-const WARM_UP = CALLS;
-const BOUND = 1024 * 1024;
 
-async function settledHeap() {
-  let least = Infinity;
-  for (let i = 0; i < 4; i++) {
-    await setImmediate(); // lets finalization callbacks run between collections
-    gc();
-    least = Math.min(least, process.memoryUsage().heapUsed);
+const runtime = {
+  nextTurn: () => setImmediate(),
+  async settledHeap() {
+    let least = Infinity;
+    for (let i = 0; i < 4; i++) {
+      await setImmediate(); // lets finalization callbacks run between collections
+      gc();
+      least = Math.min(least, process.memoryUsage().heapUsed);
+    }
+    return least;
+  },
+};
+
+function assertFlat(grown, t) {
+  for (const [label, bytes] of Object.entries(grown)) {
+    t.diagnostic(`${label}: the heap grew ${bytes} bytes over ${CALLS} calls`);
+    assert.ok(bytes < BOUND, `${label}: the heap grew ${bytes} bytes over ${CALLS} calls`);
   }
-  return least;
 }
 
-/** A source over `bytes` that answers on a later turn, or never once `hang.on`. */
-function bytesSource(bytes, hang) {
-  return {
-    size: bytes.length,
-    read: async (offset, length, signal) => {
-      if (hang.on) {
-        return new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true }));
-      }
-      await setImmediate();
-      return bytes.subarray(offset, offset + length);
-    },
-  };
-}
-
-/**
- * Runs `call(i, signal)` CALLS times: even `i` on `live` (signal never
- * fired), odd `i` on `hung` (aborted once it waits); asserts every hung call
- * was aborted and the heap did not grow past BOUND.
- */
-async function soak(label, live, hung) {
-  const once = async (i) => {
-    const controller = new AbortController();
-    if (i % 2 === 0) return live(i, controller.signal);
-    const pending = hung(i, controller.signal);
-    await setImmediate();
-    controller.abort();
-    await assert.rejects(pending, (e) => e.code === "Aborted", `${label}: call ${i} was not aborted`);
-  };
-  for (let i = 0; i < WARM_UP; i++) await once(i);
-  const before = await settledHeap();
-  for (let i = 0; i < CALLS; i++) await once(i);
-  const grown = (await settledHeap()) - before;
-  assert.ok(grown < BOUND, `${label}: the heap grew ${grown} bytes over ${CALLS} calls`);
-}
-
-async function collectionPair() {
+it("read, readAcross and stats leave no residue, signals fired or not", async (t) => {
   const bytes = new Uint8Array(readFileSync(join(FIXTURES, "ten_thousand_datasets", "data.atlas")));
-  const hang = { on: false };
-  const live = await Atlas.open({ data: bytesSource(bytes, { on: false }) }, { decodeWorkers: 0 });
-  const hung = await Atlas.open({ data: bytesSource(bytes, hang) }, { decodeWorkers: 0 });
-  hang.on = true; // opened; every read from now on waits for ever
-  return { live, hung, names: live.listDatasets() };
-}
-
-it("read, readAcross and stats leave no residue, signals fired or not", async () => {
-  const { live, hung, names } = await collectionPair();
-  const name = (i) => names[i % names.length];
-  await soak(
-    "read",
-    (i, signal) => live.dataset(name(i)).read("temperature", { signal }),
-    (i, signal) => hung.dataset(name(i)).read("temperature", { signal }),
-  );
-  const some = (i) => [name(i), name(i + 7), name(i + 101)];
-  await soak(
-    "readAcross",
-    (i, signal) => live.readAcross("temperature", { datasets: some(i), signal }),
-    (i, signal) => hung.readAcross("temperature", { datasets: some(i), signal }),
-  );
-  await soak(
-    "stats",
-    (i, signal) => live.dataset(name(i)).stats("temperature", { signal }),
-    (i, signal) => hung.dataset(name(i)).stats("temperature", { signal }),
-  );
-  live.close();
-  hung.close();
+  assertFlat(await soakCollection(Atlas, bytes, runtime), t);
 });
 
-/** The msgpack cache's config directory as an Atria store; `hang.on` stops its reads. */
-function fileStore(root, hang) {
-  return {
-    source: (path) => {
-      let bytes;
-      try {
-        bytes = new Uint8Array(readFileSync(join(root, path)));
-      } catch {
-        return null;
-      }
-      return bytesSource(bytes, hang);
-    },
-    list: async (dir) => {
-      try {
-        return readdirSync(join(root, dir)).sort();
-      } catch {
-        return [];
-      }
-    },
-  };
-}
-
-it("an Atria row leaves no residue, signals fired or not", async () => {
+it("an Atria row leaves no residue, signals fired or not", async (t) => {
   const expected = expectedAtria();
-  const root = join(CORPUS, expected.config);
+  const { files, dirs } = configTree(expected);
+  const bytes = new Map(files.map((path) => [path, new Uint8Array(readFileSync(join(configDir(expected), path)))]));
   const [splitName] = Object.keys(expected.msgpack);
-  const hang = { on: false };
-  const live = await (await AtriaCache.open(fileStore(root, { on: false }))).split(splitName);
-  const hung = await (await AtriaCache.open(fileStore(root, hang))).split(splitName);
-  hang.on = true;
-  const rows = live.numRows;
-  await soak(
-    "Atria row",
-    (i, signal) => live.row(i % rows, { signal }),
-    (i, signal) => hung.row(i % rows, { signal }),
-  );
+  const store = (hang) => atriaStore(bytes, new Map(Object.entries(dirs)), hang, runtime.nextTurn);
+  assertFlat({ "Atria row": await soakAtriaRow(AtriaCache, store, splitName, runtime) }, t);
 });

@@ -12,8 +12,11 @@ import { startServer } from "./server.mjs";
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const PACKAGE = dirname(createRequire(import.meta.url).resolve("atlas-wasm/package.json"));
 
-/** `{site, root, browser, page, close}`: the page loaded and its package imported; `root` is the directory served. */
-export async function openPage(extra = "") {
+/**
+ * `{site, root, browser, page, close}`: the page loaded and its package
+ * imported; `root` is the directory served. `args` are more Chromium flags.
+ */
+export async function openPage(extra = "", { args = [] } = {}) {
   const root = mkdtempSync(join(tmpdir(), "atlas-page-"));
   writeFileSync(
     join(root, "index.html"),
@@ -30,7 +33,7 @@ export async function openPage(extra = "") {
   const site = await startServer({ root });
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", ...args],
   });
   const page = await browser.newPage();
   page.on("pageerror", (e) => console.error("page error:", e));
