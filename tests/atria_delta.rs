@@ -112,7 +112,7 @@ fn protocol(features: &str) -> String {
     )
 }
 
-fn open(root: &Path) -> atlas_wasm::Result<DeltaTable> {
+fn open(root: &Path) -> atlas_wasm::atria::Result<DeltaTable> {
     block_on(DeltaTable::open(&DirStore::new(root), "delta/train"))
 }
 

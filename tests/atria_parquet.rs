@@ -357,17 +357,17 @@ fn unsupported_codecs_and_encryption_are_named() {
     assert_eq!(error.code(), "UnsupportedProtocol", "{error}");
 }
 
-fn open_bytes(bytes: Vec<u8>) -> atlas_wasm::Result<ParquetFile> {
+fn open_bytes(bytes: Vec<u8>) -> atlas_wasm::atria::Result<ParquetFile> {
     block_on(ParquetFile::open(Arc::new(MemorySource::new(bytes))))
 }
 
-fn open_bytes_with(bytes: Vec<u8>, budget: u64) -> atlas_wasm::Result<ParquetFile> {
+fn open_bytes_with(bytes: Vec<u8>, budget: u64) -> atlas_wasm::atria::Result<ParquetFile> {
     let source: Arc<dyn ByteSource> = Arc::new(MemorySource::new(bytes));
     block_on(ParquetFile::open_with_budget(source, budget))
 }
 
 /// Opens `bytes` and reads every row group: Ok, or a typed error.
-fn read_all(bytes: Vec<u8>, budget: u64) -> atlas_wasm::Result<usize> {
+fn read_all(bytes: Vec<u8>, budget: u64) -> atlas_wasm::atria::Result<usize> {
     let file = open_bytes_with(bytes, budget)?;
     let mut rows = 0;
     for g in 0..file.row_groups() {

@@ -10,8 +10,6 @@ mod targets;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use atlas_wasm::Result;
-
 fn fuzz_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz")
 }
@@ -26,7 +24,7 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn replay(target: &str, run: fn(&[u8]) -> Result<()>, input: &Path) -> Result<()> {
+fn replay(target: &str, run: targets::Target, input: &Path) -> Result<(), targets::TargetError> {
     let bytes = std::fs::read(input).unwrap();
     catch_unwind(AssertUnwindSafe(|| run(&bytes)))
         .unwrap_or_else(|_| panic!("{target} panicked on {}", input.display()))

@@ -1,11 +1,11 @@
 /**
- * Every `AtlasError.code`, the same list in the same order as the Rust
- * core's `error::CODES` (a Rust unit test holds them equal, and
- * index.d.ts's `AtlasErrorCode`). The transport codes an HTTP source
- * throws: RangeNotSupported (a 200 or another range than asked),
- * ContentEncoded (a compressed 206), HttpStatus (with `status`), Network,
- * Timeout. BadPointer, UnsupportedProtocol and Corrupt come from the Atria
- * cache readers (Rust `atlas_wasm::atria`, feature `atria`).
+ * Every `AtlasError.code` and `AtriaError.code`: the Rust core's
+ * `Error::CODES`, then the Atria readers' own `atria::Error::CODES`
+ * (BadPointer, UnsupportedProtocol, Corrupt), in the same order (Rust unit
+ * tests hold this list and index.d.ts's `AtlasErrorCode` equal to them).
+ * The transport codes an HTTP source throws: RangeNotSupported (a 200 or
+ * another range than asked), ContentEncoded (a compressed 206), HttpStatus
+ * (with `status`), Network, Timeout.
  */
 export const CODES = Object.freeze([
   "NotAnAtlasCollection",

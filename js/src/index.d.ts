@@ -1,7 +1,7 @@
 // Types of the atlas-wasm package. The implementation is js/src/*.js over
 // the wasm handles of src/wasm/; docs/js-api.md explains each call.
 
-/** Stable error codes, shared with the Rust core's `Error::code()`. */
+/** Stable error codes: the Rust core's `Error::code()`s, then the Atria readers' own (`atria::Error`). */
 export type AtlasErrorCode =
   | "NotAnAtlasCollection"
   | "UnsupportedVersion"

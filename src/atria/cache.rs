@@ -4,7 +4,7 @@
 //! (the Rust twin of the JS `AtriaCache` of `atlas-wasm/atria`).
 //!
 //! ```no_run
-//! # async fn demo() -> atlas_wasm::Result<()> {
+//! # async fn demo() -> atlas_wasm::atria::Result<()> {
 //! use atlas_wasm::atria::{AtriaCache, DirStore, Value};
 //!
 //! let cache = AtriaCache::open(DirStore::new("storage/docimg_delta")).await?;
@@ -29,7 +29,7 @@
 
 use std::sync::Arc;
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 
 use super::delta::{DeltaRows, DeltaTable};
 use super::msgpack::MsgpackSplit;
@@ -113,9 +113,10 @@ impl AtriaCache {
                 } else if top.iter().any(|n| n == "msgpack") {
                     Backend::Msgpack
                 } else {
-                    return Err(Error::NotFound(
+                    return Err(crate::Error::NotFound(
                         "no delta/ or msgpack/ directory in the cache".into(),
-                    ));
+                    )
+                    .into());
                 };
                 let names = store.list(backend.dir()).await?.unwrap_or_default();
                 (backend, names)
@@ -161,10 +162,11 @@ impl AtriaCache {
     /// and reads its first record for the columns.
     pub async fn split(&self, name: &str) -> Result<Split> {
         if !self.splits.iter().any(|s| s == name) {
-            return Err(Error::NotFound(format!(
+            return Err(crate::Error::NotFound(format!(
                 "no split '{name}' (the cache has {:?})",
                 self.splits
-            )));
+            ))
+            .into());
         }
         let dir = format!("{}/{name}", self.backend.dir());
         check_relative(&dir)?;
@@ -220,14 +222,14 @@ impl std::fmt::Debug for AtriaCache {
     }
 }
 
-async fn exists(store: &dyn Store, path: &str) -> Result<bool> {
+async fn exists(store: &dyn Store, path: &str) -> crate::Result<bool> {
     let found = match store.open(path) {
         Ok(source) => source.read_tail(1).await.map(|_| ()),
         Err(e) => Err(e),
     };
     match found {
         Ok(()) => Ok(true),
-        Err(Error::NotFound(_)) => Ok(false),
+        Err(crate::Error::NotFound(_)) => Ok(false),
         Err(e) => Err(e),
     }
 }
@@ -257,9 +259,10 @@ async fn probe(store: &dyn Store) -> Result<(Backend, Vec<String>)> {
         }
     }
     if msgpack.is_empty() {
-        return Err(Error::NotFound(format!(
+        return Err(crate::Error::NotFound(format!(
             "no Delta table or msgpack shard for any of the splits {KNOWN_SPLITS:?}"
-        )));
+        ))
+        .into());
     }
     Ok((Backend::Msgpack, msgpack))
 }
@@ -370,7 +373,7 @@ impl Split {
     /// its split directory is tolerated); for msgpack, the record's own
     /// bytes. A pointer neither verified nor recovered is
     /// [`Error::BadPointer`]; a row without the field is
-    /// [`Error::NotFound`].
+    /// [`NotFound`](crate::Error::NotFound).
     pub async fn content(&self, index: u64, field: &str) -> Result<Vec<u8>> {
         let row = self.row(index).await?;
         self.bytes_of(self.find(&row, index, field).await?, index, field)
@@ -437,10 +440,10 @@ impl Split {
             names: Vec::new(),
         };
         let not_found = || {
-            Error::NotFound(format!(
+            Error::from(crate::Error::NotFound(format!(
                 "row {index} of split '{}' has no content for field '{field}'",
                 self.name
-            ))
+            )))
         };
         match row.get(&format!("{field}__content")) {
             Some(Value::Bin(bytes)) => return Ok(inline(bytes.clone())),
@@ -504,7 +507,7 @@ impl Split {
                 .read_tail(budget.saturating_add(1))
                 .await?;
             crate::format::budget::check(tail.object_size, budget, &p)?;
-            Ok::<_, Error>((p, tail.bytes))
+            Ok::<_, crate::Error>((p, tail.bytes))
         };
         let mut check = Check {
             pointer: path.to_string(),
@@ -516,12 +519,12 @@ impl Split {
         };
         let (at, bytes) = match read(path.to_string()).await {
             Ok(found) => found,
-            Err(Error::NotFound(e)) => {
+            Err(crate::Error::NotFound(e)) => {
                 let Some(rest) = path.strip_prefix("data/") else {
-                    return Err(Error::NotFound(e));
+                    return Err(crate::Error::NotFound(e).into());
                 };
                 if rest.starts_with(&format!("{}/", self.name)) {
-                    return Err(Error::NotFound(e));
+                    return Err(crate::Error::NotFound(e).into());
                 }
                 let found = read(format!("data/{}/{rest}", self.name)).await?;
                 check.ok = false;
@@ -529,7 +532,7 @@ impl Split {
                 check.recovered = true;
                 found
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         };
         check.member = Some(MemberRef {
             name: at.rsplit('/').next().unwrap_or(&at).to_string(),

@@ -6,7 +6,7 @@
 //! as in the msgpack decoder. Numbers become `Int` when they are integers
 //! that fit `i64`, `UInt` above that, else `Float`.
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 use crate::format::budget::Budget;
 use crate::format::cursor::Cursor;
 
@@ -36,7 +36,7 @@ fn failure(what: &str, why: &str, at: usize) -> Error {
 }
 
 struct Parser<'a, 'b> {
-    c: Cursor<'a, 'b>,
+    c: Cursor<'a, 'b, Error>,
     budget: &'b mut Budget,
 }
 

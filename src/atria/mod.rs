@@ -8,7 +8,7 @@
 //!   [`TarShards`] resolves a pointer with one range read and verifies the
 //!   member's TAR header (name and size) before trusting it; a pointer
 //!   Atria's writer got wrong is recovered by name from the shard's header
-//!   index, or refused as [`Error::BadPointer`](crate::Error::BadPointer).
+//!   index, or refused as [`Error::BadPointer`].
 //! - datadings msgpack shards (`X.msgpack` with `X.msgpack.offsets`,
 //!   `.keys`, …): [`MsgpackShard`] reads record *i* with one range read, and
 //!   decodes msgpack-numpy arrays into [`NdArray`](crate::NdArray)s.
@@ -17,7 +17,7 @@
 //! ([`DirStore`]), or any closure from a relative path to a source.
 //!
 //! ```no_run
-//! # async fn demo() -> atlas_wasm::Result<()> {
+//! # async fn demo() -> atlas_wasm::atria::Result<()> {
 //! use atlas_wasm::atria::{DirStore, MsgpackShard, TarShards};
 //!
 //! let store = DirStore::new("storage/docs");
@@ -36,6 +36,7 @@
 mod cache;
 mod crc32;
 mod delta;
+mod error;
 mod json;
 mod msgpack;
 mod numpy;
@@ -51,6 +52,7 @@ mod z85;
 
 pub use cache::{sample_key, AtriaCache, Backend, Column, RowCursor, Split};
 pub use delta::{DeletionVector, DeltaFile, DeltaRows, DeltaTable, Field};
+pub use error::{Error, Result};
 pub use msgpack::{MsgpackShard, MsgpackSplit, SplitRows};
 pub use pointer::{Check, Defect, MemberRef, Naming, Pointer};
 pub use roaring::RowSet;

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 use crate::format::budget::{check, Budget};
 use crate::source::ByteSource;
 
@@ -114,11 +114,12 @@ impl MsgpackShard {
     /// The record's msgpack bytes, undecoded: one range read.
     pub async fn raw_record(&self, index: u64) -> Result<Vec<u8>> {
         if index >= self.count() {
-            return Err(Error::OutOfBounds(format!(
+            return Err(crate::Error::OutOfBounds(format!(
                 "record {index} of {}, which has {}",
                 self.path,
                 self.count()
-            )));
+            ))
+            .into());
         }
         let (start, end) = (
             self.offsets[index as usize],
@@ -129,7 +130,7 @@ impl MsgpackShard {
             self.budget,
             &format!("record {index} of {}", self.path),
         )?;
-        self.data.read_range(start..end).await
+        Ok(self.data.read_range(start..end).await?)
     }
 
     /// The records' keys, in order: the `.keys` sidecar, read once.
@@ -141,7 +142,7 @@ impl MsgpackShard {
     pub async fn record_by_key(&self, key: &str) -> Result<Value> {
         let index = self.key_index().await?;
         let i = *index.by_key.get(key).ok_or_else(|| {
-            Error::NotFound(format!("no record with key '{key}' in {}", self.path))
+            crate::Error::NotFound(format!("no record with key '{key}' in {}", self.path))
         })?;
         self.record(i).await
     }
@@ -221,7 +222,7 @@ impl MsgpackSplit {
                 let path = format!("{dir}/{worker:06}-{shard:06}.msgpack");
                 match MsgpackShard::open(store, &path).await {
                     Ok(s) => shards.push(s),
-                    Err(Error::NotFound(_)) => break,
+                    Err(Error::Core(crate::Error::NotFound(_))) => break,
                     Err(e) => return Err(e),
                 }
             }
@@ -253,10 +254,11 @@ impl MsgpackSplit {
     /// Record `index` of the split: one range read.
     pub async fn record(&self, index: u64) -> Result<Value> {
         if index >= self.num_rows() {
-            return Err(Error::OutOfBounds(format!(
+            return Err(crate::Error::OutOfBounds(format!(
                 "record {index} of a split of {}",
                 self.num_rows()
-            )));
+            ))
+            .into());
         }
         let shard = self.starts.partition_point(|&s| s <= index) - 1;
         self.shards[shard].record(index - self.starts[shard]).await

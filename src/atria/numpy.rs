@@ -6,7 +6,7 @@
 //! C order. Kinds this reader has no element type for (float16, complex,
 //! structured and object arrays) stay plain maps.
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 use crate::format::budget::Budget;
 use crate::{ArrayData, DType, NdArray};
 

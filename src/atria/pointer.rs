@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 
 use super::store::check_relative;
 
@@ -19,10 +19,14 @@ pub struct Pointer {
 }
 
 impl Pointer {
-    /// Parses a pointer; anything else is [`Error::InvalidArgument`] (a plain
+    /// Parses a pointer; anything else is [`crate::Error::InvalidArgument`] (a plain
     /// relative path is not a pointer).
     pub fn parse(text: &str) -> Result<Pointer> {
-        let bad = |why: &str| Error::InvalidArgument(format!("'{text}' is not a pointer: {why}"));
+        let bad = |why: &str| {
+            Error::from(crate::Error::InvalidArgument(format!(
+                "'{text}' is not a pointer: {why}"
+            )))
+        };
         let (shard, query) = text
             .split_once('?')
             .ok_or_else(|| bad("no '?offset=…&length=…'"))?;

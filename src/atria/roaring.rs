@@ -15,7 +15,7 @@
 //! is kept grows with the input (at most 64 bytes of ranges per input byte,
 //! for a bitset of alternating bits), never with a number the input claims.
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 
 /// Delta's portable serialization of a `RoaringBitmapArray`.
 const PORTABLE_MAGIC: u32 = 1_681_511_377;

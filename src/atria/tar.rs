@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 use crate::source::ByteSource;
 
 use super::pointer::{Check, Defect, MemberRef, Pointer};
@@ -105,8 +105,8 @@ impl TarShards {
         check_relative(shard)?;
         let end = offset
             .checked_add(size)
-            .ok_or_else(|| Error::InvalidArgument(format!("{offset} + {size} overflows")))?;
-        self.store.open(shard)?.read_range(offset..end).await
+            .ok_or_else(|| crate::Error::InvalidArgument(format!("{offset} + {size} overflows")))?;
+        Ok(self.store.open(shard)?.read_range(offset..end).await?)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<ShardIndex>>> {
@@ -145,7 +145,7 @@ impl TarShards {
         {
             let index = match self.index(&shard).await {
                 Ok(index) => index,
-                Err(Error::NotFound(_)) => continue,
+                Err(Error::Core(crate::Error::NotFound(_))) => continue,
                 Err(e) => return Err(e),
             };
             let found = names
@@ -183,17 +183,17 @@ impl TarShards {
         }
         let source = match self.store.open(&p.shard) {
             Ok(source) => source,
-            Err(Error::NotFound(_)) => return Ok(Err(Defect::NoShard)),
-            Err(e) => return Err(e),
+            Err(crate::Error::NotFound(_)) => return Ok(Err(Defect::NoShard)),
+            Err(e) => return Err(e.into()),
         };
         let start = p.offset.saturating_sub(LOOKBEHIND);
         let window = match read_window(source.as_ref(), start, p.offset + p.length).await {
             Ok(bytes) => bytes,
-            Err(Error::OutOfBounds(_)) | Err(Error::HttpStatus { status: 416, .. }) => {
+            Err(crate::Error::OutOfBounds(_) | crate::Error::HttpStatus { status: 416, .. }) => {
                 return Ok(Err(Defect::PastEnd))
             }
-            Err(Error::NotFound(_)) => return Ok(Err(Defect::NoShard)),
-            Err(e) => return Err(e),
+            Err(crate::Error::NotFound(_)) => return Ok(Err(Defect::NoShard)),
+            Err(e) => return Err(e.into()),
         };
         let block = |at: u64| {
             let from = (at - start) as usize;
@@ -246,10 +246,11 @@ impl TarShards {
     }
 }
 
-async fn read_window(source: &dyn ByteSource, start: u64, end: u64) -> Result<Vec<u8>> {
+/// A core result: its errors (`OutOfBounds`, a 416) are told apart above.
+async fn read_window(source: &dyn ByteSource, start: u64, end: u64) -> crate::Result<Vec<u8>> {
     let bytes = source.read_range(start..end).await?;
     if bytes.len() as u64 != end - start {
-        return Err(Error::Io(format!(
+        return Err(crate::Error::Io(format!(
             "{} answered {} bytes for {start}..{end}",
             source.describe(),
             bytes.len()
@@ -324,7 +325,7 @@ mod tests {
     fn counted(tar: Vec<u8>) -> (TarShards, RequestLog) {
         let source = Arc::new(CountingSource::new(MemorySource::new(tar)));
         let log = source.log();
-        let store = move |_: &str| -> Result<Arc<dyn ByteSource>> { Ok(source.clone()) };
+        let store = move |_: &str| -> crate::Result<Arc<dyn ByteSource>> { Ok(source.clone()) };
         (TarShards::new(store), log)
     }
 

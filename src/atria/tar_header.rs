@@ -5,7 +5,7 @@
 //! PAX extended header (typeflag `x`) just before the member's own header,
 //! as a `path` record; the ustar `name` field then holds a mangled copy.
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 
 /// The TAR block size.
 pub(crate) const BLOCK: u64 = 512;

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 use crate::source::ByteSource;
 
 use super::tar_header::{

@@ -6,7 +6,7 @@
 //! a [`Budget`] first, and nesting is bounded so that a forged record cannot
 //! overflow the stack.
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 use crate::format::budget::Budget;
 use crate::format::cursor::Cursor;
 use crate::NdArray;
@@ -74,7 +74,7 @@ fn failure(what: &str, why: &str, at: usize) -> Error {
 }
 
 struct Reader<'a, 'b> {
-    c: Cursor<'a, 'b>,
+    c: Cursor<'a, 'b, Error>,
     budget: &'b mut Budget,
 }
 

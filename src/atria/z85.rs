@@ -2,7 +2,7 @@
 //! deletion vector's UUID and for inline deletion vectors: each 5 characters
 //! are one big-endian 32-bit word.
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 
 const ALPHABET: &[u8; 85] =
     b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";

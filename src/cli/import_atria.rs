@@ -6,7 +6,7 @@ use std::path::Path;
 
 use futures_executor::block_on;
 
-use crate::atria::{AtriaCache, Check, DirStore, Split, Value};
+use crate::atria::{self, AtriaCache, Check, DirStore, Split, Value};
 use crate::ingest::Part;
 use crate::write::{validate_name, AtlasWriter, DatasetWriter, WriteElement, WriterConfig};
 use crate::{ArrayData, Attr, Error, NdArray};
@@ -46,6 +46,12 @@ struct SplitSummary {
     written: Vec<String>,
     recovered: Vec<(String, String, Check)>,
     skipped: Vec<(String, String)>,
+}
+
+impl From<atria::Error> for CliError {
+    fn from(e: atria::Error) -> Self {
+        CliError::new(e.to_string())
+    }
 }
 
 /// Runs the import; [`Outcome::Partial`] when samples were skipped.
@@ -128,11 +134,11 @@ fn import_split(
                 }
             }
             Err(
-                e @ (Error::BadPointer(_)
-                | Error::NotFound(_)
-                | Error::Corrupt(_)
-                | Error::InvalidArgument(_)
-                | Error::TooLarge(_)),
+                e @ (atria::Error::BadPointer(_)
+                | atria::Error::Corrupt(_)
+                | atria::Error::Core(
+                    Error::NotFound(_) | Error::InvalidArgument(_) | Error::TooLarge(_),
+                )),
             ) => {
                 log::record(
                     Level::Warning,
@@ -190,21 +196,21 @@ fn import_sample(
     row: &Value,
     name: &str,
     fields: &[String],
-) -> crate::Result<Vec<(String, Check)>> {
+) -> atria::Result<Vec<(String, Check)>> {
     // Content first: a bad pointer skips the sample before anything is written.
     let mut contents = Vec::new();
     for field in fields {
         match block_on(split.content_and_check(row, index, field)) {
             Ok((bytes, check)) => contents.push((field.clone(), bytes, check)),
             // A null file path: the sample has no such content.
-            Err(Error::NotFound(_))
+            Err(atria::Error::Core(Error::NotFound(_)))
                 if matches!(row.get(&format!("{field}__file_path")), Some(Value::Nil)) => {}
             Err(e) => return Err(e),
         }
     }
     let mut ds = writer.add_dataset(name)?;
     let Value::Map(entries) = row else {
-        return Err(Error::Corrupt(format!("row {index} is not a map")));
+        return Err(atria::Error::Corrupt(format!("row {index} is not a map")));
     };
     let mut recovered = Vec::new();
     for (field, bytes, check) in contents {

@@ -8,23 +8,24 @@
 //! item takes at least one), so no count read from a file sizes anything
 //! before the bytes can back it.
 
-use crate::error::{Error, Result};
+use crate::error::Error;
 
 /// How a decoder words a failure, from what it decodes, why it stopped and
-/// the byte it stopped at; it picks the error's kind.
-pub(crate) type Failure = fn(what: &str, why: &str, at: usize) -> Error;
+/// the byte it stopped at; it picks the error's type and kind (the core's
+/// for the footer, Atria's own for its decoders).
+pub(crate) type Failure<E> = fn(what: &str, why: &str, at: usize) -> E;
 
 /// A position in `bytes` that only moves forward and never past the end.
-pub(crate) struct Cursor<'a, 'w> {
+pub(crate) struct Cursor<'a, 'w, E = Error> {
     bytes: &'a [u8],
     at: usize,
     what: &'w str,
-    failure: Failure,
+    failure: Failure<E>,
 }
 
-impl<'a, 'w> Cursor<'a, 'w> {
+impl<'a, 'w, E> Cursor<'a, 'w, E> {
     /// A cursor at the start of `bytes`, which hold `what`.
-    pub(crate) fn new(bytes: &'a [u8], what: &'w str, failure: Failure) -> Self {
+    pub(crate) fn new(bytes: &'a [u8], what: &'w str, failure: Failure<E>) -> Self {
         Self {
             bytes,
             at: 0,
@@ -35,7 +36,7 @@ impl<'a, 'w> Cursor<'a, 'w> {
 
     /// The decoder's error for `why`, at the current byte.
     #[cold]
-    pub(crate) fn fail(&self, why: &str) -> Error {
+    pub(crate) fn fail(&self, why: &str) -> E {
         (self.failure)(self.what, why, self.at)
     }
 
@@ -59,7 +60,7 @@ impl<'a, 'w> Cursor<'a, 'w> {
 
     /// The next byte.
     #[inline]
-    pub(crate) fn byte(&mut self) -> Result<u8> {
+    pub(crate) fn byte(&mut self) -> Result<u8, E> {
         let b = self.peek().ok_or_else(|| self.fail("the bytes end"))?;
         self.at += 1;
         Ok(b)
@@ -67,7 +68,7 @@ impl<'a, 'w> Cursor<'a, 'w> {
 
     /// The next `n` bytes.
     #[inline]
-    pub(crate) fn take(&mut self, n: u64) -> Result<&'a [u8]> {
+    pub(crate) fn take(&mut self, n: u64) -> Result<&'a [u8], E> {
         let left = self.left();
         if n > left as u64 {
             return Err(self.fail(&format!("{n} bytes claimed with {left} left")));
@@ -79,7 +80,7 @@ impl<'a, 'w> Cursor<'a, 'w> {
 
     /// A big-endian unsigned integer of `n` bytes (at most 8).
     #[inline]
-    pub(crate) fn be(&mut self, n: u64) -> Result<u64> {
+    pub(crate) fn be(&mut self, n: u64) -> Result<u64, E> {
         debug_assert!(n <= 8, "a u64 has 8 bytes");
         Ok(self
             .take(n)?
@@ -90,7 +91,7 @@ impl<'a, 'w> Cursor<'a, 'w> {
     /// `n`, a count of items of at least a byte each, when the bytes left
     /// can hold that many.
     #[inline]
-    pub(crate) fn count(&self, n: u64) -> Result<usize> {
+    pub(crate) fn count(&self, n: u64) -> Result<usize, E> {
         let left = self.left();
         if n > left as u64 {
             return Err(self.fail(&format!("{n} items claimed with {left} bytes left")));
@@ -101,7 +102,7 @@ impl<'a, 'w> Cursor<'a, 'w> {
 
 /// Reads only the Atria decoders use.
 #[cfg_attr(not(feature = "atria"), allow(dead_code))]
-impl<'a, 'w> Cursor<'a, 'w> {
+impl<'a, 'w, E> Cursor<'a, 'w, E> {
     /// What the bytes hold, as the cursor was given it.
     pub(crate) fn what(&self) -> &'w str {
         self.what
@@ -145,7 +146,7 @@ impl<'a, 'w> Cursor<'a, 'w> {
 
     /// The next `N` bytes, as an array.
     #[inline]
-    pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
+    pub(crate) fn array<const N: usize>(&mut self) -> Result<[u8; N], E> {
         let bytes = self.take(N as u64)?;
         let mut out = [0; N];
         out.copy_from_slice(bytes);
@@ -164,7 +165,7 @@ mod tests {
     use super::*;
 
     fn failure(what: &str, why: &str, at: usize) -> Error {
-        Error::Corrupt(format!("{what}: {why} at byte {at}"))
+        Error::CorruptCollection(format!("{what}: {why} at byte {at}"))
     }
 
     fn cursor(bytes: &[u8]) -> Cursor<'_, 'static> {
@@ -190,18 +191,18 @@ mod tests {
         let e = c.take(u64::MAX).unwrap_err();
         assert_eq!(
             e,
-            Error::Corrupt(format!(
+            Error::CorruptCollection(format!(
                 "a test: {} bytes claimed with 2 left at byte 1",
                 u64::MAX
             ))
         );
-        assert_eq!(c.count(3).unwrap_err().code(), "Corrupt");
-        assert_eq!(c.be(4).unwrap_err().code(), "Corrupt");
+        assert_eq!(c.count(3).unwrap_err().code(), "CorruptCollection");
+        assert_eq!(c.be(4).unwrap_err().code(), "CorruptCollection");
         assert_eq!(c.left(), 2, "a failed read moves nothing");
         c.take(2).unwrap();
         assert_eq!(
             c.byte().unwrap_err(),
-            Error::Corrupt("a test: the bytes end at byte 3".into())
+            Error::CorruptCollection("a test: the bytes end at byte 3".into())
         );
     }
 
@@ -219,7 +220,7 @@ mod tests {
         c.skip(usize::MAX);
         assert!(c.is_done());
         assert!(!c.eat(b"x"));
-        assert_eq!(c.array::<1>().unwrap_err().code(), "Corrupt");
+        assert_eq!(c.array::<1>().unwrap_err().code(), "CorruptCollection");
         let mut d = cursor(&[0, 0, 0, 0, 0, 0, 0xf0, 0x3f]);
         assert_eq!(f64::from_le_bytes(d.array().unwrap()), 1.0);
     }

@@ -2,9 +2,12 @@
 //!
 //! Out: every [`Error`] becomes an instance of the facade's `AtlasError`
 //! class, built as `new AtlasError(message, code)` where `code` is
-//! [`Error::code`]. In: a source written in JavaScript throws `AtlasError`s
-//! too, and their `code` picks the variant, so "object missing" stays
-//! [`Error::NotFound`] on its way through the core.
+//! [`Error::code`]; in the Atria module, every `atria::Error` an instance
+//! of `AtriaError`, its code from `atria::Error::code`. In: a source written
+//! in JavaScript throws `AtlasError`s too, and their `code` picks the
+//! core's variant, so "object missing" stays [`Error::NotFound`] on its way
+//! through the core (a code only an Atria reader gives is no source's, and
+//! comes in as `Io`).
 
 // The decode module uses only `to_js`.
 #![cfg_attr(feature = "decode-module", allow(dead_code))]
@@ -33,6 +36,12 @@ pub(crate) fn error_class() -> JsValue {
 
 /// The JavaScript form of `error`.
 pub(crate) fn to_js(error: Error) -> JsValue {
+    js_error(&error.to_string(), error.code(), error.http_status())
+}
+
+/// The JavaScript form of an Atria reader's `error`.
+#[cfg(feature = "atria")]
+pub(crate) fn atria_to_js(error: crate::atria::Error) -> JsValue {
     js_error(&error.to_string(), error.code(), error.http_status())
 }
 

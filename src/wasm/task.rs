@@ -29,8 +29,10 @@ extern "C" {
     pub(crate) fn planned(this: &Reporter, ranges: &[f64]);
 }
 
-/// One boxed future type for every call, so the code below exists once.
-type Call = Pin<Box<dyn Future<Output = Result<JsValue>>>>;
+/// One boxed future type for every call, so the code below exists once: its
+/// error is already the JavaScript one, so the core's calls and Atria's
+/// (each with its own error type) share it.
+type Call = Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>;
 
 /// A call's future, polled from JavaScript rather than from wasm-bindgen's
 /// microtask queue.
@@ -90,7 +92,7 @@ impl Task {
             Poll::Pending => Ok(false),
             Poll::Ready(result) => {
                 self.finish();
-                self.value = Some(result.map_err(super::error::to_js)?);
+                self.value = Some(result?);
                 Ok(true)
             }
         }
@@ -167,10 +169,10 @@ fn settle(call: Call, abort: Option<Promise>) -> Promise {
                 None => call.await,
                 Some(abort) => match select(call, JsFuture::from(abort)).await {
                     Either::Left((result, _)) => result,
-                    Either::Right(_) => Err(Error::Aborted),
+                    Either::Right(_) => Err(super::error::to_js(Error::Aborted)),
                 },
             };
-            result.map_err(super::error::to_js)
+            result
         });
     };
     let id = NEXT_ID.with(|n| {
@@ -208,7 +210,7 @@ pub fn panic_inside_call() -> Promise {
             let _ = JsFuture::from(resolved).await;
             let forged: Vec<u8> = Vec::new();
             // An index out of bounds, as a forged length once caused.
-            Ok(JsValue::from(forged[usize::from(forged.is_empty())]))
+            Ok::<_, JsValue>(JsValue::from(forged[usize::from(forged.is_empty())]))
         }),
         None,
     )
@@ -216,9 +218,26 @@ pub fn panic_inside_call() -> Promise {
 
 /// Runs `call`, which `abort` (an `AbortSignal`'s promise) may cut short,
 /// on the JavaScript event loop: a promise of its value or of its error.
+#[cfg(not(feature = "atria"))] // the Atria module's calls use `spawn_atria`
 pub(crate) fn spawn_abortable(
     call: impl Future<Output = Result<JsValue>> + 'static,
     abort: Option<Promise>,
 ) -> Promise {
-    settle(Box::pin(call), abort)
+    settle(
+        Box::pin(async move { call.await.map_err(super::error::to_js) }),
+        abort,
+    )
+}
+
+/// `spawn_abortable` for a call of the Atria readers, whose errors are
+/// their own.
+#[cfg(feature = "atria")]
+pub(crate) fn spawn_atria(
+    call: impl Future<Output = crate::atria::Result<JsValue>> + 'static,
+    abort: Option<Promise>,
+) -> Promise {
+    settle(
+        Box::pin(async move { call.await.map_err(super::error::atria_to_js) }),
+        abort,
+    )
 }

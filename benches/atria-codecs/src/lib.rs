@@ -12,10 +12,13 @@ mod error;
 #[path = "../../../src/atria/crc32.rs"]
 mod crc32;
 
-// The path atria::parquet's gzip.rs names the CRC-32 by.
-#[cfg(feature = "crate-gzip")]
+// The paths atria::parquet's gzip.rs and snappy.rs name the CRC-32 and
+// the error by.
+#[cfg(any(feature = "crate-gzip", feature = "crate-snappy"))]
 mod atria {
+    #[cfg(feature = "crate-gzip")]
     pub(crate) use crate::crc32;
+    pub(crate) use crate::error;
 }
 
 #[cfg(feature = "crate-gzip")]

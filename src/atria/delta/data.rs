@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::error::Result;
+use crate::atria::error::Result;
 use crate::source::ByteSource;
 
 use super::super::parquet::ParquetFile;

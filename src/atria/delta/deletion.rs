@@ -11,7 +11,7 @@
 //! (4 bytes big-endian). Only those `sizeInBytes + 8` bytes are read (and
 //! the version byte with them when the vector is the file's first).
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 use crate::format::budget::check;
 
 use super::super::crc32::crc32;
@@ -203,11 +203,13 @@ async fn read_framed(store: &dyn Store, path: &str, offset: u64, size: u64) -> R
         Err(e) => Err(e),
     };
     read.map_err(|e| match e {
-        Error::NotFound(_) => Error::Corrupt(format!("the deletion vector file {path} is missing")),
-        Error::OutOfBounds(_) => Error::Corrupt(format!(
+        crate::Error::NotFound(_) => {
+            Error::Corrupt(format!("the deletion vector file {path} is missing"))
+        }
+        crate::Error::OutOfBounds(_) => Error::Corrupt(format!(
             "{path}: the deletion vector at {offset} ({size} bytes) reaches past the file"
         )),
-        e => e,
+        e => e.into(),
     })
 }
 

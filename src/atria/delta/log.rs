@@ -8,7 +8,7 @@
 
 use indexmap::IndexMap;
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 use crate::format::budget::{check, Budget};
 
 use super::super::json;
@@ -61,7 +61,7 @@ pub(crate) async fn replay(store: &dyn Store, dir: &str, budget: u64) -> Result<
             for v in first.. {
                 let text = match read_text(store, &commit_path(&log, v), budget).await {
                     Ok(text) => text,
-                    Err(Error::NotFound(_)) => break,
+                    Err(Error::Core(crate::Error::NotFound(_))) => break,
                     Err(e) => return Err(e),
                 };
                 apply_commit(&text, v, &log, budget, &mut state)?;
@@ -70,9 +70,10 @@ pub(crate) async fn replay(store: &dyn Store, dir: &str, budget: u64) -> Result<
         }
     }
     let Some(version) = version else {
-        return Err(Error::NotFound(format!(
+        return Err(crate::Error::NotFound(format!(
             "no Delta table at {dir}: {log} has no commit"
-        )));
+        ))
+        .into());
     };
     finish(state, dir, version)
 }
@@ -116,7 +117,7 @@ fn from_listing(names: &[String], log: &str) -> Result<(Start, Option<Vec<u64>>)
         .map(|(&(v, n), _)| (v, n));
     let start = singles.into_iter().map(|v| (v, 1)).chain(complete).max();
     if start.is_none() && commits.is_empty() {
-        return Err(Error::NotFound(format!("{log} lists no commit")));
+        return Err(crate::Error::NotFound(format!("{log} lists no commit")).into());
     }
     Ok((start, Some(commits)))
 }
@@ -126,7 +127,7 @@ async fn last_checkpoint(store: &dyn Store, log: &str, budget: u64) -> Result<St
     let path = format!("{log}/_last_checkpoint");
     let text = match read_text(store, &path, budget).await {
         Ok(text) => text,
-        Err(Error::NotFound(_)) => return Ok(None),
+        Err(Error::Core(crate::Error::NotFound(_))) => return Ok(None),
         Err(e) => return Err(e),
     };
     let hint = json::parse(&text, &mut Budget::new(budget), &path)?;
@@ -161,7 +162,7 @@ async fn read_checkpoint(
         };
         let source = store
             .open(&path)
-            .map_err(|e| missing_checkpoint(e, &path))?;
+            .map_err(|e| missing_checkpoint(e.into(), &path))?;
         let file = DataFile::open(source)
             .await
             .map_err(|e| missing_checkpoint(e, &path))?;
@@ -179,7 +180,7 @@ async fn read_checkpoint(
 
 fn missing_checkpoint(e: Error, path: &str) -> Error {
     match e {
-        Error::NotFound(_) => {
+        Error::Core(crate::Error::NotFound(_)) => {
             Error::Corrupt(format!("the checkpoint {path} named by the log is missing"))
         }
         e => e,

@@ -14,7 +14,7 @@ pub use deletion::DeletionVector;
 pub use rows::DeltaRows;
 pub use schema::Field;
 
-use crate::error::Result;
+use crate::atria::error::Result;
 
 use super::store::Store;
 
@@ -53,7 +53,7 @@ impl DeltaTable {
     /// `delta/train`): from `_last_checkpoint`'s checkpoint, then every later
     /// JSON commit. Reads no data file. A table that asks for a reader
     /// feature this reader cannot honour is
-    /// [`Error::UnsupportedProtocol`](crate::Error::UnsupportedProtocol).
+    /// [`Error::UnsupportedProtocol`](crate::atria::Error::UnsupportedProtocol).
     pub async fn open(store: &dyn Store, dir: &str) -> Result<DeltaTable> {
         Self::open_with_budget(store, dir, super::default_memory_budget()).await
     }

@@ -7,7 +7,7 @@
 //! are honoured, and so are deletion vectors (applied); any other is refused
 //! by name rather than read wrong.
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 
 use super::super::value::Value;
 

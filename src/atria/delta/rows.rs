@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 
 use super::super::roaring::RowSet;
 use super::super::store::Store;
@@ -92,11 +92,12 @@ impl DeltaRows {
     /// Row `index` as a map in schema order (partition values included).
     pub async fn row(&self, index: u64) -> Result<Value> {
         if index >= self.num_rows() {
-            return Err(Error::OutOfBounds(format!(
+            return Err(crate::Error::OutOfBounds(format!(
                 "row {index} of {}, which has {}",
                 self.table.dir(),
                 self.num_rows()
-            )));
+            ))
+            .into());
         }
         let f = self.starts.partition_point(|&s| s <= index) - 1;
         let live = index - self.starts[f];

@@ -2,7 +2,7 @@
 //! their types as Delta names them, and, under column mapping, the physical
 //! names data files and partition values use for them.
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 
 use super::super::value::Value;
 

@@ -8,8 +8,8 @@
 //! list's own. Whatever the levels say, every step takes at least one entry,
 //! and the end checks that every leaf was used up exactly.
 
+use crate::atria::error::Result;
 use crate::atria::Value;
-use crate::error::Result;
 
 use super::encoding::corrupt;
 use super::meta::Repetition;

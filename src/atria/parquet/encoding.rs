@@ -4,8 +4,8 @@
 //! (already charged to the budget); every read is checked against the bytes
 //! there are.
 
+use crate::atria::error::{Error, Result};
 use crate::atria::Value;
-use crate::error::{Error, Result};
 use crate::format::budget::Budget;
 
 use super::meta::Physical;

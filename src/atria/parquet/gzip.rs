@@ -8,7 +8,7 @@ use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
 use miniz_oxide::inflate::TINFLStatus;
 
 use crate::atria::crc32::crc32;
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 
 fn corrupt(why: &str) -> Error {
     Error::Corrupt(format!("parquet gzip data: {why}"))

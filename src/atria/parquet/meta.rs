@@ -1,7 +1,7 @@
 //! The footer (`FileMetaData`) and page headers, picked out of the thrift
 //! tree by field id (parquet.thrift's numbering).
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 use crate::format::budget::Budget;
 
 use super::thrift::{decode_struct, Thrift};

@@ -18,7 +18,7 @@
 //! the Hadoop LZ4 framing) [`Error::UnsupportedProtocol`].
 //!
 //! ```no_run
-//! # async fn demo(source: std::sync::Arc<dyn atlas_wasm::ByteSource>) -> atlas_wasm::Result<()> {
+//! # async fn demo(source: std::sync::Arc<dyn atlas_wasm::ByteSource>) -> atlas_wasm::atria::Result<()> {
 //! use atlas_wasm::atria::parquet::ParquetFile;
 //!
 //! let file = ParquetFile::open(source).await?;
@@ -44,8 +44,8 @@ mod thrift;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
+use crate::atria::error::{Error, Result};
 use crate::atria::Value;
-use crate::error::{Error, Result};
 use crate::format::budget::{check, Budget};
 use crate::ByteSource;
 
@@ -201,7 +201,7 @@ impl ParquetFile {
         columns: Option<&[&str]>,
     ) -> Result<Vec<Value>> {
         let group = self.meta.row_groups.get(index).ok_or_else(|| {
-            Error::OutOfBounds(format!(
+            crate::Error::OutOfBounds(format!(
                 "row group {index} of {} in {}",
                 self.meta.row_groups.len(),
                 self.source.describe()
@@ -275,11 +275,12 @@ impl ParquetFile {
             }
             first += meta.num_rows;
         }
-        Err(Error::OutOfBounds(format!(
+        Err(crate::Error::OutOfBounds(format!(
             "row {index} of {} in {}",
             self.meta.num_rows,
             self.source.describe()
-        )))
+        ))
+        .into())
     }
 
     /// Every row in order, one row group read at a time.
@@ -317,10 +318,11 @@ impl ParquetFile {
             .find(|n| !all.iter().any(|f| f.element.name == **n))
         {
             let known: Vec<&str> = all.iter().map(|f| f.element.name.as_str()).collect();
-            return Err(Error::InvalidArgument(format!(
+            return Err(crate::Error::InvalidArgument(format!(
                 "{} has no column '{missing}' (it has {known:?})",
                 self.source.describe()
-            )));
+            ))
+            .into());
         }
         Ok(all
             .iter()

@@ -1,8 +1,8 @@
 //! A column chunk's pages, decompressed and decoded into its levels and
 //! non-null values.
 
+use crate::atria::error::{Error, Result};
 use crate::atria::Value;
-use crate::error::{Error, Result};
 use crate::format::budget::Budget;
 
 use super::encoding::{corrupt, plain, rle_hybrid, unsupported, values, width_of};
@@ -157,11 +157,11 @@ pub(crate) fn decode_chunk(
 fn charge_entries(entries: usize, leaf: &Leaf, budget: &mut Budget) -> Result<()> {
     // Two levels and, at most, one value per entry.
     let per_entry = 2 * std::mem::size_of::<u16>() + std::mem::size_of::<Value>();
-    budget.charge_items(
+    Ok(budget.charge_items(
         entries as u64,
         per_entry,
         &format!("the parquet column '{}'", leaf.path),
-    )
+    )?)
 }
 
 /// Levels of a v1 page: a 4-byte length, then the hybrid encoding.
@@ -277,9 +277,9 @@ fn decompress(codec: i64, body: &[u8], size: usize, budget: &mut Budget) -> Resu
         1 => snappy::decompress(body, size)?,
         2 => super::gzip::gunzip(body, size)?,
         6 => crate::format::codec::zstd_decompress(body, size).map_err(|e| match e {
-            Error::TooLarge(m) => corrupt(format!("a zstd page {m}")),
-            Error::CorruptCollection(m) => corrupt(format!("a zstd page: {m}")),
-            other => other,
+            crate::Error::TooLarge(m) => corrupt(format!("a zstd page {m}")),
+            crate::Error::CorruptCollection(m) => corrupt(format!("a zstd page: {m}")),
+            other => other.into(),
         })?,
         // LZ4 (deprecated): Hadoop's framing, or a bare block as some
         // writers put under this codec (pyarrow and arrow-rs fall back so).

@@ -2,7 +2,7 @@
 //! with each leaf's maximum definition and repetition levels, and the type
 //! names [`Column::type_name`](super::Column) reports.
 
-use crate::error::Result;
+use crate::atria::error::Result;
 
 use super::meta::{corrupt, Logical, Physical, Repetition, SchemaElement};
 

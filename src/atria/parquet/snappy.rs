@@ -3,7 +3,7 @@
 //! decoder this file held before, for about a kilobyte of module
 //! (docs/atria.md, "Snappy and gzip: crates, measured").
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 
 fn corrupt(why: &str) -> Error {
     Error::Corrupt(format!("parquet snappy data: {why}"))

@@ -6,7 +6,7 @@
 //! element takes at least one byte), nesting by [`MAX_DEPTH`], and every node
 //! is charged to the [`Budget`], so a forged footer is a typed error.
 
-use crate::error::{Error, Result};
+use crate::atria::error::{Error, Result};
 use crate::format::budget::Budget;
 use crate::format::cursor::Cursor;
 
@@ -92,7 +92,7 @@ fn failure(what: &str, why: &str, at: usize) -> Error {
 }
 
 struct Reader<'a, 'b> {
-    c: Cursor<'a, 'b>,
+    c: Cursor<'a, 'b, Error>,
     budget: &'b mut Budget,
 }
 
@@ -127,8 +127,9 @@ impl<'a> Reader<'a, '_> {
 
     fn charge(&mut self, items: u64) -> Result<()> {
         let what = format!("the thrift of {}", self.c.what());
-        self.budget
-            .charge_items(items, std::mem::size_of::<Thrift>() + 8, &what)
+        Ok(self
+            .budget
+            .charge_items(items, std::mem::size_of::<Thrift>() + 8, &what)?)
     }
 
     /// A count of elements, each at least one byte.

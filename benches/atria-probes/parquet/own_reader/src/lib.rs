@@ -28,7 +28,7 @@ pub extern "C" fn rows(ptr: *const u8, len: usize) -> u64 {
         while let Some(row) = rows.next().await {
             total += format!("{:?}", row?).len() as u64;
         }
-        Ok::<u64, atlas_wasm::Error>(total)
+        Ok::<u64, atlas_wasm::atria::Error>(total)
     };
     match std::pin::pin!(work).as_mut().poll(&mut cx) {
         std::task::Poll::Ready(Ok(total)) => total,
