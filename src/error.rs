@@ -179,7 +179,9 @@ impl Error {
         })
     }
 
-    pub(crate) fn corrupt(message: impl Into<String>) -> Self {
+    /// A [`CorruptCollection`](Error::CorruptCollection) error: a damaged
+    /// ATLAS container (Atria's damaged caches are `atria::Error::Corrupt`).
+    pub(crate) fn corrupt_collection(message: impl Into<String>) -> Self {
         Error::CorruptCollection(message.into())
     }
 }

@@ -208,7 +208,7 @@ fn check_repeats(words: &[u64], names: &str, ends: &[u32]) -> Result<()> {
         }
     }
     match first_repeat {
-        Some((first, second)) => Err(Error::corrupt(format!(
+        Some((first, second)) => Err(Error::corrupt_collection(format!(
             "dataset '{}' appears twice, at ordinals {first} and {second}",
             name_at(names, ends, first)
         ))),

@@ -45,7 +45,7 @@ fn zstd_prefix(compressed: &[u8], wanted: usize) -> Result<Vec<u8>> {
     use zstd_safe::{DCtx, InBuffer, OutBuffer};
 
     if wanted > compressed.len().saturating_mul(ZSTD_MAX_RATIO) {
-        return Err(Error::corrupt(format!(
+        return Err(Error::corrupt_collection(format!(
             "{} bytes of zstd data cannot hold the {wanted} bytes a read needs",
             compressed.len()
         )));
@@ -62,7 +62,7 @@ fn zstd_prefix(compressed: &[u8], wanted: usize) -> Result<Vec<u8>> {
         dctx.decompress_stream(&mut OutBuffer::around_pos(&mut out, len), &mut input)
             .map_err(libzstd_error)?;
         if (input.pos(), out.len()) == before {
-            return Err(Error::corrupt(format!(
+            return Err(Error::corrupt_collection(format!(
                 "zstd data ends after {} of the {wanted} bytes a read needs",
                 out.len()
             )));
@@ -83,17 +83,17 @@ pub fn decompress_block(
             let limit = usize::try_from(uncompressed_size)
                 .map_err(|_| Error::TooLarge(format!("a block of {uncompressed_size} bytes")))?;
             // Here the limit is the size the block table declares: more is a lie.
-            zstd_inflate(compressed, limit, Error::corrupt)?
+            zstd_inflate(compressed, limit, Error::corrupt_collection)?
         }
         CodecId::Named(name) if name == "lz4" => lz4_decompress(compressed, uncompressed_size)?,
         CodecId::Named(name) => {
-            return Err(Error::corrupt(format!(
+            return Err(Error::corrupt_collection(format!(
                 "a block uses codec '{name}', which this reader does not know (zstd, lz4, none)"
             )))
         }
     };
     if out.len() as u64 != uncompressed_size {
-        return Err(Error::corrupt(format!(
+        return Err(Error::corrupt_collection(format!(
             "a block decompressed to {} bytes, the block table says {uncompressed_size}",
             out.len()
         )));
@@ -182,7 +182,7 @@ pub(crate) fn zstd_libzstd(compressed: &[u8], limit: usize, past: PastLimit) -> 
         }
         if (input.pos(), out.len()) == before && out.len() < out.capacity() {
             // No progress with room to spare: the input ends inside a frame.
-            return Err(Error::corrupt("zstd data ends inside a frame"));
+            return Err(Error::corrupt_collection("zstd data ends inside a frame"));
         }
     }
     Ok(out)
@@ -206,7 +206,7 @@ fn libzstd_error(code: usize) -> Error {
         72 | 82 => "data cut short",
         _ => "undecodable data",
     };
-    Error::corrupt(format!("zstd data: {what} (libzstd error {number})"))
+    Error::corrupt_collection(format!("zstd data: {what} (libzstd error {number})"))
 }
 
 /// How many bytes `compressed` inflates to, refused past `limit`: a decoding
@@ -237,7 +237,7 @@ fn inflated_size(compressed: &[u8], limit: usize, past: PastLimit) -> Result<usi
             return Ok(total);
         }
         if input.pos() == before && produced == 0 {
-            return Err(Error::corrupt("zstd data ends inside a frame"));
+            return Err(Error::corrupt_collection("zstd data ends inside a frame"));
         }
     }
 }
@@ -281,7 +281,7 @@ fn finish_at_limit(
             return Ok(());
         }
         if input.pos() == before {
-            return Err(Error::corrupt("zstd data ends inside a frame"));
+            return Err(Error::corrupt_collection("zstd data ends inside a frame"));
         }
     }
 }
@@ -306,7 +306,7 @@ pub(crate) fn zstd_ruzstd(compressed: &[u8], limit: usize, past: PastLimit) -> R
                             "zstd data expands past the {limit} bytes declared (its window: {e})"
                         ))
                     }
-                    e => Error::corrupt(format!("zstd frame header: {e}")),
+                    e => Error::corrupt_collection(format!("zstd frame header: {e}")),
                 })?;
         // A declared content size settles both questions up front: too much,
         // or exactly how much to reserve (0 means not declared).
@@ -338,7 +338,7 @@ fn read_capped(reader: &mut impl Read, out: &mut Vec<u8>, limit: usize) -> Resul
             Ok(0) => return Ok(false),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::corrupt(format!("zstd data: {e}"))),
+            Err(e) => return Err(Error::corrupt_collection(format!("zstd data: {e}"))),
         };
         if room == 0 {
             return Ok(true);
@@ -353,7 +353,7 @@ fn read_capped(reader: &mut impl Read, out: &mut Vec<u8>, limit: usize) -> Resul
 
 fn lz4_decompress(compressed: &[u8], uncompressed_size: u64) -> Result<Vec<u8>> {
     if compressed.len() < 4 {
-        return Err(Error::corrupt(
+        return Err(Error::corrupt_collection(
             "an lz4 block is shorter than its size prefix",
         ));
     }
@@ -362,7 +362,7 @@ fn lz4_decompress(compressed: &[u8], uncompressed_size: u64) -> Result<Vec<u8>> 
     if declared != uncompressed_size
         || declared > (body.len() as u64).saturating_mul(LZ4_MAX_RATIO) + 16
     {
-        return Err(Error::corrupt(format!(
+        return Err(Error::corrupt_collection(format!(
             "an lz4 block of {} bytes claims {declared} bytes of output (block table: {uncompressed_size})",
             body.len()
         )));
@@ -372,7 +372,7 @@ fn lz4_decompress(compressed: &[u8], uncompressed_size: u64) -> Result<Vec<u8>> 
         .map_err(|_| Error::TooLarge(format!("a block of {declared} bytes")))?;
     out.resize(declared as usize, 0);
     let written = lz4_flex::block::decompress_into(body, &mut out)
-        .map_err(|e| Error::corrupt(format!("lz4 data: {e}")))?;
+        .map_err(|e| Error::corrupt_collection(format!("lz4 data: {e}")))?;
     out.truncate(written);
     Ok(out)
 }
@@ -472,7 +472,7 @@ pub(crate) mod tests {
         type Decode = fn(&[u8], usize, PastLimit) -> Result<Vec<u8>>;
         for inflate in [zstd_libzstd as Decode, zstd_ruzstd] {
             // As blocks decode: output past the declared size is corruption.
-            let decode = |bytes: &[u8], limit| inflate(bytes, limit, Error::corrupt);
+            let decode = |bytes: &[u8], limit| inflate(bytes, limit, Error::corrupt_collection);
             assert_eq!(decode(&one, data.len()).unwrap(), data);
             assert_eq!(decode(&streamed, data.len()).unwrap(), data);
             let joined = decode(&two, data.len() + 1000).unwrap();

@@ -50,7 +50,7 @@ pub fn decode_trailer(tail: &[u8], object_size: u64) -> Result<std::ops::Range<u
     let footer_size = u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes"));
     let room = object_size - HEADER_SIZE - TRAILER_SIZE;
     if footer_size > room {
-        return Err(Error::corrupt(format!(
+        return Err(Error::corrupt_collection(format!(
             "the trailer declares a footer of {footer_size} bytes in a container with {room} bytes to hold it"
         )));
     }

@@ -134,7 +134,7 @@ impl CollectionFooter {
             Error::TooLarge(_) => {
                 over_budget("the collection footer, inflated,", limit as u64 + 1, budget)
             }
-            e => Error::corrupt(format!("the footer is not valid zstd: {e}")),
+            e => Error::corrupt_collection(format!("the footer is not valid zstd: {e}")),
         })?;
         let mut charged = Budget::new(budget);
         charged.charge(packed.len() as u64, "the inflated collection footer")?;
@@ -197,7 +197,7 @@ impl CollectionFooter {
             if (i as usize) < strings {
                 Ok(())
             } else {
-                Err(Error::corrupt(format!(
+                Err(Error::corrupt_collection(format!(
                     "{what} names string {i} of a pool of {strings}"
                 )))
             }
@@ -206,7 +206,7 @@ impl CollectionFooter {
             if (i as usize) < dtypes {
                 Ok(())
             } else {
-                Err(Error::corrupt(format!(
+                Err(Error::corrupt_collection(format!(
                     "{what} names dtype {i} of a pool of {dtypes}"
                 )))
             }
@@ -216,7 +216,7 @@ impl CollectionFooter {
         for v in &self.variables {
             string_ok(v.name, "a variable")?;
             if !segment_of.insert(v.name) {
-                return Err(Error::corrupt(format!(
+                return Err(Error::corrupt_collection(format!(
                     "variable '{}' has two segments",
                     self.string(v.name)
                 )));
@@ -226,7 +226,7 @@ impl CollectionFooter {
                 || v.seg_offset < crate::format::container::HEADER_SIZE
                 || end.is_none_or(|end| end > data_end)
             {
-                return Err(Error::corrupt(format!(
+                return Err(Error::corrupt_collection(format!(
                     "the segment of '{}' ({} bytes at {}) is empty or outside the container of {container_size} bytes",
                     self.string(v.name),
                     v.seg_len,
@@ -240,7 +240,7 @@ impl CollectionFooter {
                 string_ok(name, &what)?;
                 dtype_ok(dtype, &what)?;
                 if !segment_of.contains(&name) {
-                    return Err(Error::corrupt(format!(
+                    return Err(Error::corrupt_collection(format!(
                         "schema {i} declares array '{}' but no segment holds it",
                         self.string(name)
                     )));
@@ -256,7 +256,7 @@ impl CollectionFooter {
             }
             for (position, _) in &schema.array_attrs {
                 if *position as usize >= schema.arrays.len() {
-                    return Err(Error::corrupt(format!(
+                    return Err(Error::corrupt_collection(format!(
                         "schema {i} annotates array {position} of {}",
                         schema.arrays.len()
                     )));
@@ -265,7 +265,7 @@ impl CollectionFooter {
         }
         for (name, schema) in self.datasets.iter() {
             if schema as usize >= self.schema_pool.len() {
-                return Err(Error::corrupt(format!(
+                return Err(Error::corrupt_collection(format!(
                     "dataset '{name}' names schema {schema} of {}",
                     self.schema_pool.len()
                 )));

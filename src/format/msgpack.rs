@@ -18,7 +18,7 @@ pub(crate) struct Reader<'a> {
 
 /// The footer's failures are the collection's: `CorruptCollection`.
 fn footer_failure(what: &str, why: &str, at: usize) -> Error {
-    Error::corrupt(format!("{what} does not decode: {why} at byte {at}"))
+    Error::corrupt_collection(format!("{what} does not decode: {why} at byte {at}"))
 }
 
 impl<'a> Reader<'a> {

@@ -131,7 +131,7 @@ pub(crate) fn join_head(
     let rest = usize::try_from(wanted)
         .ok()
         .and_then(|n| held.get(..n))
-        .ok_or_else(|| Error::corrupt("a footer reaches past the bytes read"))?;
+        .ok_or_else(|| Error::corrupt_collection("a footer reaches past the bytes read"))?;
     // Exactly: growing by doubling would take twice a large footer's size.
     head.reserve_exact(rest.len());
     head.extend_from_slice(rest);

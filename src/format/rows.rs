@@ -84,14 +84,14 @@ impl FooterRoot {
     /// `footer_len` bytes, and checks its tables lie in order inside it.
     pub fn decode(root: &[u8], footer_len: u64) -> Result<FooterRoot> {
         if root.len() as u64 != ROOT_SIZE || footer_len < ROOT_SIZE {
-            return Err(Error::corrupt(format!(
+            return Err(Error::corrupt_collection(format!(
                 "a segment footer of {footer_len} bytes has no room for its root"
             )));
         }
         let version_at = offset_of!(ArchivedSegmentFooter, version);
         let version = u32::from_le_bytes(root[version_at..version_at + 4].try_into().expect("4"));
         if version != SEGMENT_VERSION {
-            return Err(Error::corrupt(format!(
+            return Err(Error::corrupt_collection(format!(
                 "segment footer version {version} is not {SEGMENT_VERSION}"
             )));
         }
@@ -109,7 +109,7 @@ impl FooterRoot {
             // An empty table's pointer is checked as rkyv checks it, in order.
             let target = target.unwrap_or(u64::MAX);
             if !fits {
-                return Err(Error::corrupt(format!(
+                return Err(Error::corrupt_collection(format!(
                     "a segment footer's {what} table ({rows} rows at {target}) is not inside its {root_at} bytes in order"
                 )));
             }
@@ -330,7 +330,7 @@ pub fn array_name(row_at: u64, row: &[u8]) -> Result<RowName> {
         Some(&site) => {
             let start = target_of(row_at, row, site)?;
             let end = start.checked_add(site.bytes).ok_or_else(|| {
-                Error::corrupt(format!(
+                Error::corrupt_collection(format!(
                     "the name of the segment footer row at {row_at} has no end"
                 ))
             })?;
@@ -362,7 +362,7 @@ pub fn run_among(
         let target = target_of(row_at, row, site)?;
         let end = target.checked_add(site.bytes).filter(|&e| e <= table_at);
         let Some(end) = end.filter(|_| target >= floor) else {
-            return Err(Error::corrupt(format!(
+            return Err(Error::corrupt_collection(format!(
                 "a segment footer row at {row_at} points at {} bytes at {target}, outside {floor}..{table_at}",
                 site.bytes
             )));
@@ -377,7 +377,7 @@ pub fn run_among(
 fn target_of(row_at: u64, row: &[u8], site: Site) -> Result<u64> {
     let target = (row_at + site.base as u64).checked_add_signed(i64_at(row, site.at));
     target.ok_or_else(|| {
-        Error::corrupt(format!(
+        Error::corrupt_collection(format!(
             "a segment footer row at {row_at} points before the footer"
         ))
     })
@@ -425,7 +425,7 @@ where
         use rkyv::validation::{archive::ArchiveValidator, shared::SharedValidator, Validator};
         let (buffer, at) = relocate(&T::sites(row), row_at, row, run_at, run)?;
         let does_not_decode = |e: rkyv::rancor::Error| {
-            Error::corrupt(format!(
+            Error::corrupt_collection(format!(
                 "the segment footer row at {row_at} does not decode: {e}"
             ))
         };
@@ -462,7 +462,7 @@ fn relocate(
     for &site in sites {
         let target = target_of(row_at, row, site)?;
         if target < run_at || target.saturating_add(site.bytes) > run_end {
-            return Err(Error::corrupt(format!(
+            return Err(Error::corrupt_collection(format!(
                 "a segment footer row at {row_at} points outside its run {run_at}..{run_end}"
             )));
         }
@@ -478,7 +478,7 @@ fn relocate(
 pub fn row_in<T: Decoded>(footer: &[u8], table: &Table, k: u64) -> Result<T> {
     let slice = |r: Range<u64>| {
         footer.get(r.start as usize..r.end as usize).ok_or_else(|| {
-            Error::corrupt(format!(
+            Error::corrupt_collection(format!(
                 "bytes {}..{} are outside a footer of {}",
                 r.start,
                 r.end,
@@ -486,9 +486,9 @@ pub fn row_in<T: Decoded>(footer: &[u8], table: &Table, k: u64) -> Result<T> {
             ))
         })
     };
-    let at = table
-        .row(k)
-        .ok_or_else(|| Error::corrupt(format!("row {k} is past a table of {}", table.rows)))?;
+    let at = table.row(k).ok_or_else(|| {
+        Error::corrupt_collection(format!("row {k} is past a table of {}", table.rows))
+    })?;
     let floor = match k.checked_sub(1) {
         Some(p) if T::NESTS => {
             let previous = table.row(p).expect("p < k");

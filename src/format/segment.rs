@@ -181,7 +181,7 @@ impl DiskValue {
     pub fn decode_by(&self, pool: impl Fn(u32) -> Option<String>) -> Result<Attr> {
         let string = |i: u32| {
             pool(i).ok_or_else(|| {
-                Error::corrupt(format!(
+                Error::corrupt_collection(format!(
                     "attribute string {i} is past the segment's string pool"
                 ))
             })
@@ -223,18 +223,20 @@ impl DiskValue {
 /// Returns the footer's range relative to the segment start.
 pub fn decode_segment_trailer(tail: &[u8], segment_len: u64) -> Result<std::ops::Range<u64>> {
     if segment_len < SEGMENT_TRAILER_SIZE || (tail.len() as u64) < SEGMENT_TRAILER_SIZE {
-        return Err(Error::corrupt(format!(
+        return Err(Error::corrupt_collection(format!(
             "a segment of {segment_len} bytes has no room for its trailer"
         )));
     }
     let trailer = &tail[tail.len() - SEGMENT_TRAILER_SIZE as usize..];
     if trailer[8..] != SEGMENT_MAGIC {
-        return Err(Error::corrupt("a segment does not end with \"ARRF\""));
+        return Err(Error::corrupt_collection(
+            "a segment does not end with \"ARRF\"",
+        ));
     }
     let footer_size = u64::from_le_bytes(trailer[..8].try_into().expect("8 bytes"));
     let room = segment_len - SEGMENT_TRAILER_SIZE;
     if footer_size > room {
-        return Err(Error::corrupt(format!(
+        return Err(Error::corrupt_collection(format!(
             "a segment footer of {footer_size} bytes cannot fit in {room} bytes"
         )));
     }
@@ -307,7 +309,7 @@ fn decode_aligned_footer(aligned: &[u8]) -> Result<SegmentFooter> {
     let footer = rkyv::deserialize::<SegmentFooter, rkyv::rancor::Error>(archived)
         .map_err(does_not_decode)?;
     if footer.version != SEGMENT_VERSION {
-        return Err(Error::corrupt(format!(
+        return Err(Error::corrupt_collection(format!(
             "segment footer version {} is not {SEGMENT_VERSION}",
             footer.version
         )));
@@ -319,7 +321,7 @@ fn decode_aligned_footer(aligned: &[u8]) -> Result<SegmentFooter> {
 /// its reasons (the nesting limit among them) only with debug assertions, and
 /// asking its `Debug` form for them cost the wasm module 5 KB gzipped.
 fn does_not_decode(e: rkyv::rancor::Error) -> Error {
-    Error::corrupt(format!(
+    Error::corrupt_collection(format!(
         "segment footer does not decode (or nests list dtypes deeper than {MAX_DTYPE_NESTING}): {e}"
     ))
 }
@@ -507,14 +509,14 @@ impl SegmentFooter {
     pub fn validate(&self, data_end: u64) -> Result<()> {
         for (i, block) in self.blocks.iter().enumerate() {
             if block.id.0 as usize != i {
-                return Err(Error::corrupt(format!(
+                return Err(Error::corrupt_collection(format!(
                     "block {i} carries id {}",
                     block.id.0
                 )));
             }
             let end = block.file_offset.checked_add(block.compressed_size);
             if end.is_none_or(|end| end > data_end) {
-                return Err(Error::corrupt(format!(
+                return Err(Error::corrupt_collection(format!(
                     "block {i} ({} bytes at {}) reaches past the data region of {data_end} bytes",
                     block.compressed_size, block.file_offset
                 )));
@@ -523,7 +525,7 @@ impl SegmentFooter {
         let mut names = HashMap::with_capacity(self.arrays.len());
         for array in &self.arrays {
             if names.insert(array.name.as_str(), ()).is_some() {
-                return Err(Error::corrupt(format!(
+                return Err(Error::corrupt_collection(format!(
                     "array '{}' appears twice in a segment",
                     array.name
                 )));
@@ -532,7 +534,7 @@ impl SegmentFooter {
         }
         for &(key, value) in self.arrays.iter().flat_map(|a| &a.attributes) {
             if key as usize >= self.strings.len() || value as usize >= self.values.len() {
-                return Err(Error::corrupt(format!(
+                return Err(Error::corrupt_collection(format!(
                     "attribute ({key}, {value}) is past the pools of {} strings and {} values",
                     self.strings.len(),
                     self.values.len()
@@ -554,7 +556,7 @@ pub fn check_array<'a>(
     block: impl Fn(u32) -> Option<&'a BlockMeta>,
 ) -> Result<()> {
     let rank = array.shape.len();
-    let bad = |what: String| Error::corrupt(format!("array '{}': {what}", array.name));
+    let bad = |what: String| Error::corrupt_collection(format!("array '{}': {what}", array.name));
     if array.chunk_shape.len() != rank
         || !(array.dimension_names.is_empty() || array.dimension_names.len() == rank)
     {

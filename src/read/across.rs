@@ -77,7 +77,7 @@ fn plan_parts<'s>(
     let mut refused: Vec<(Skipped, Option<String>)> = Vec::new();
     for (name, declared) in chosen {
         let meta = segment.array(&name).ok_or_else(|| {
-            Error::corrupt(format!(
+            Error::corrupt_collection(format!(
                 "'{name}' declares '{array}' but its segment has no entry for it"
             ))
         })?;

@@ -423,7 +423,7 @@ impl Loader {
             };
             // A host decoder is code we did not write: hold it to the table.
             if decoded.len() as u64 != want.bytes {
-                return Err(Error::corrupt(format!(
+                return Err(Error::corrupt_collection(format!(
                     "block {} decoded to {} bytes, {} were asked (the block table says {})",
                     meta.id.0,
                     decoded.len(),

@@ -89,7 +89,7 @@ impl Pages {
     pub(crate) async fn read(&self, ranges: &[Range<u64>]) -> Result<Vec<Vec<u8>>> {
         let len = self.len();
         if let Some(bad) = ranges.iter().find(|r| r.start > r.end || r.end > len) {
-            return Err(Error::corrupt(format!(
+            return Err(Error::corrupt_collection(format!(
                 "a segment footer of {len} bytes has no bytes {}..{}",
                 bad.start, bad.end
             )));

@@ -20,7 +20,7 @@ use crate::read::sink::StackSink;
 /// a read trusts neither alone.
 pub(crate) fn check_declared_dtype(meta: &ArrayMeta, declared: &DType, array: &str) -> Result<()> {
     if meta.dtype != *declared {
-        return Err(Error::corrupt(format!(
+        return Err(Error::corrupt_collection(format!(
             "the footer declares '{array}' of '{}' as {declared}, its segment stores {}",
             meta.name, meta.dtype
         )));
@@ -382,7 +382,7 @@ impl Window {
                 return Ok(dims);
             }
         }
-        Err(Error::corrupt(format!(
+        Err(Error::corrupt_collection(format!(
             "chunk {coord:?} of '{}' holds {stored} bytes, which fits neither its clipped nor its full shape",
             meta.name
         )))
@@ -403,7 +403,7 @@ impl Window {
                 return Ok((dims, items));
             }
         }
-        Err(Error::corrupt(format!(
+        Err(Error::corrupt_collection(format!(
             "chunk {coord:?} of '{}' has a broken offset table",
             meta.name
         )))

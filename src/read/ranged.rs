@@ -45,7 +45,9 @@ impl Ranged {
         let root_bytes = tail
             .get(tail.len().saturating_sub(ROOT_SIZE as usize)..)
             .filter(|r| r.len() as u64 == ROOT_SIZE)
-            .ok_or_else(|| Error::corrupt("a segment footer's first read holds no root"))?;
+            .ok_or_else(|| {
+                Error::corrupt_collection("a segment footer's first read holds no root")
+            })?;
         let root = FooterRoot::decode(root_bytes, len)?;
         Ok(Ranged {
             pages,
@@ -67,7 +69,7 @@ impl Ranged {
         for ((name, _), k) in asked.iter().zip(&rows) {
             let meta = metas.get(*k).expect("fetched above");
             if meta.name != *name {
-                return Err(Error::corrupt(format!(
+                return Err(Error::corrupt_collection(format!(
                     "segment row {k} names '{}' where its name read '{name}'",
                     meta.name
                 )));
@@ -145,7 +147,7 @@ impl Ranged {
     fn check_block(&self, id: u64, block: &BlockMeta) -> Result<()> {
         let end = block.file_offset.checked_add(block.compressed_size);
         if block.id.0 as u64 != id || end.is_none_or(|end| end > self.data_end) {
-            return Err(Error::corrupt(format!(
+            return Err(Error::corrupt_collection(format!(
                 "block row {id} (id {}, {} bytes at {}) is not inside the data region of {} bytes",
                 block.id.0, block.compressed_size, block.file_offset, self.data_end
             )));
@@ -251,7 +253,7 @@ impl Ranged {
                         || range.end > table.at
                         || range.end - range.start > PAGE
                     {
-                        return Err(Error::corrupt(format!(
+                        return Err(Error::corrupt_collection(format!(
                             "segment row {k} keeps its name at {}..{}, outside its runs",
                             range.start, range.end
                         )));
@@ -295,7 +297,7 @@ impl Ranged {
         ks.sort_unstable();
         ks.dedup();
         if let Some(&k) = ks.iter().find(|&&k| k >= table.rows) {
-            return Err(Error::corrupt(format!(
+            return Err(Error::corrupt_collection(format!(
                 "a segment names row {k} of a footer table of {} rows",
                 table.rows
             )));

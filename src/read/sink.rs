@@ -94,9 +94,9 @@ impl InMemory {
     /// The answer `layout` framed, as one array of that shape.
     pub(crate) fn into_array(self, layout: StackedLayout, array: &str) -> Result<NdArray> {
         // A layout always has a first part, so some part arrived.
-        let data = self
-            .data
-            .ok_or_else(|| Error::corrupt(format!("a read of '{array}' built no part")))?;
+        let data = self.data.ok_or_else(|| {
+            Error::corrupt_collection(format!("a read of '{array}' built no part"))
+        })?;
         Ok(NdArray {
             dtype: layout.dtype,
             shape: layout.shape,

@@ -369,7 +369,9 @@ impl StackSink for JsStack {
         let len = (part.len() / width) as u64;
         let from = u64::from(self.filled);
         if part.len() % width != 0 || from + len > u64::from(self.total) {
-            return Err(Error::corrupt("a stacked part longer than its frame"));
+            return Err(Error::corrupt_collection(
+                "a stacked part longer than its frame",
+            ));
         }
         let at = (from * width as u64) as u32;
         view.subarray(at, at + part.len() as u32).copy_from(part);
@@ -389,7 +391,9 @@ impl StackSink for JsStack {
         let (from, len) = (self.filled, part.len() as u32);
         // `copy_from` panics on a length mismatch; a part must fit its slice.
         if u64::from(from) + u64::from(len) > u64::from(self.total) {
-            return Err(Error::corrupt("a stacked part longer than its frame"));
+            return Err(Error::corrupt_collection(
+                "a stacked part longer than its frame",
+            ));
         }
         macro_rules! copy {
             ($class:ident, $values:expr) => {

@@ -80,7 +80,7 @@ impl BlockDecoder for JsDecoder {
 /// The decoded bytes in our memory, if there are as many as were asked.
 fn decoded(answer: Uint8Array, wanted: u64) -> Result<Vec<u8>> {
     if answer.length() as u64 != wanted {
-        return Err(Error::corrupt(format!(
+        return Err(Error::corrupt_collection(format!(
             "a block decoded to {} bytes, {wanted} were asked",
             answer.length()
         )));
@@ -96,7 +96,7 @@ fn from_worker(thrown: &JsValue) -> Error {
             let message = message
                 .strip_prefix("corrupt collection: ")
                 .unwrap_or(&message);
-            Error::corrupt(message)
+            Error::corrupt_collection(message)
         }
         _ => from_js(thrown, "the decode pool"),
     }

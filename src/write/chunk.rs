@@ -44,7 +44,7 @@ impl ChunkBuf {
             ),
         };
         if buf.len() != len {
-            return Err(Error::corrupt(format!(
+            return Err(Error::corrupt_collection(format!(
                 "a chunk being patched holds {} elements, its shape says {len}",
                 buf.len()
             )));

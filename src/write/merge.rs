@@ -287,7 +287,7 @@ fn copy_file(
     // the bytes (copy_file_range on Linux) instead of a user buffer.
     let copied = std::io::copy(&mut file.take(len), out)?;
     if copied != len {
-        return Err(part.named(Error::corrupt(format!(
+        return Err(part.named(Error::corrupt_collection(format!(
             "{len} bytes at {offset} were to be copied, the file held {copied}"
         ))));
     }
@@ -599,7 +599,7 @@ fn merge_variable(
 }
 
 fn missing(part: &MergePart, dataset: &str, variable: &str) -> Error {
-    part.named(Error::corrupt(format!(
+    part.named(Error::corrupt_collection(format!(
         "dataset '{dataset}' declares '{variable}', but its segment does not hold it"
     )))
 }

@@ -87,7 +87,7 @@ pub async fn rewrite(
 }
 
 fn missing(dataset: &str, array: &str) -> crate::Error {
-    crate::Error::corrupt(format!(
+    crate::Error::corrupt_collection(format!(
         "dataset '{dataset}' declares '{array}', but its segment does not hold it"
     ))
 }
