@@ -21,7 +21,8 @@ import { startUp } from "./start.js";
 
 /**
  * The error of the Atria entry. `code` is one of the package's codes
- * (`CODES` of errors.js, the Rust core's `Error::code()`): `BadPointer`,
+ * (`CODES` of errors.js; the Rust readers' `atria::Error::code()`, which
+ * is a core code for what a source or budget raised): `BadPointer`,
  * `NotFound`, `UnsupportedProtocol`, `Corrupt`, the transport codes of
  * `AtlasError` (the same HTTP and R2 sources serve both entries), and
  * `InvalidArgument`, `OutOfBounds`, `TooLarge`, `Aborted`, `Internal`.
