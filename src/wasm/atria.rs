@@ -22,7 +22,7 @@ use std::rc::Rc;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-use super::task::spawn_atria as spawn;
+use super::task::spawn_abortable as spawn;
 use super::whole;
 use crate::atria::{AtriaCache, Split};
 

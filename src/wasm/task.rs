@@ -16,6 +16,10 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
+#[cfg(feature = "atria")]
+use super::error::atria_to_js as call_error_to_js;
+#[cfg(not(feature = "atria"))]
+use super::error::to_js as call_error_to_js;
 use crate::error::{Error, Result};
 
 #[wasm_bindgen]
@@ -29,10 +33,15 @@ extern "C" {
     pub(crate) fn planned(this: &Reporter, ranges: &[f64]);
 }
 
-/// One boxed future type for every call, so the code below exists once: its
-/// error is already the JavaScript one, so the core's calls and Atria's
-/// (each with its own error type) share it.
-type Call = Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>;
+/// The error of this module's calls: the core's, or in the Atria module
+/// (feature `atria`, whose calls are all the Atria readers') Atria's own.
+#[cfg(not(feature = "atria"))]
+type CallError = Error;
+#[cfg(feature = "atria")]
+type CallError = crate::atria::Error;
+
+/// One boxed future type for every call, so the code below exists once.
+type Call = Pin<Box<dyn Future<Output = Result<JsValue, CallError>>>>;
 
 /// A call's future, polled from JavaScript rather than from wasm-bindgen's
 /// microtask queue.
@@ -92,7 +101,7 @@ impl Task {
             Poll::Pending => Ok(false),
             Poll::Ready(result) => {
                 self.finish();
-                self.value = Some(result?);
+                self.value = Some(result.map_err(call_error_to_js)?);
                 Ok(true)
             }
         }
@@ -165,14 +174,13 @@ fn settle(call: Call, abort: Option<Promise>) -> Promise {
     let Some(drive) = DRIVER.with(|d| d.borrow().clone()) else {
         // Not under the facade (the wasm-bindgen tests): wasm-bindgen's own queue.
         return wasm_bindgen_futures::future_to_promise(async move {
-            let result = match abort {
-                None => call.await,
+            match abort {
+                None => call.await.map_err(call_error_to_js),
                 Some(abort) => match select(call, JsFuture::from(abort)).await {
-                    Either::Left((result, _)) => result,
+                    Either::Left((result, _)) => result.map_err(call_error_to_js),
                     Either::Right(_) => Err(super::error::to_js(Error::Aborted)),
                 },
-            };
-            result
+            }
         });
     };
     let id = NEXT_ID.with(|n| {
@@ -210,7 +218,7 @@ pub fn panic_inside_call() -> Promise {
             let _ = JsFuture::from(resolved).await;
             let forged: Vec<u8> = Vec::new();
             // An index out of bounds, as a forged length once caused.
-            Ok::<_, JsValue>(JsValue::from(forged[usize::from(forged.is_empty())]))
+            Ok(JsValue::from(forged[usize::from(forged.is_empty())]))
         }),
         None,
     )
@@ -218,26 +226,9 @@ pub fn panic_inside_call() -> Promise {
 
 /// Runs `call`, which `abort` (an `AbortSignal`'s promise) may cut short,
 /// on the JavaScript event loop: a promise of its value or of its error.
-#[cfg(not(feature = "atria"))] // the Atria module's calls use `spawn_atria`
 pub(crate) fn spawn_abortable(
-    call: impl Future<Output = Result<JsValue>> + 'static,
+    call: impl Future<Output = Result<JsValue, CallError>> + 'static,
     abort: Option<Promise>,
 ) -> Promise {
-    settle(
-        Box::pin(async move { call.await.map_err(super::error::to_js) }),
-        abort,
-    )
-}
-
-/// `spawn_abortable` for a call of the Atria readers, whose errors are
-/// their own.
-#[cfg(feature = "atria")]
-pub(crate) fn spawn_atria(
-    call: impl Future<Output = crate::atria::Result<JsValue>> + 'static,
-    abort: Option<Promise>,
-) -> Promise {
-    settle(
-        Box::pin(async move { call.await.map_err(super::error::atria_to_js) }),
-        abort,
-    )
+    settle(Box::pin(call), abort)
 }
