@@ -6,7 +6,7 @@
 //! ATLAS_MERGE_SIZES=100000x4 cargo bench --features writer --bench merge
 //! ```
 //!
-//! Datasets are those of benches/scale.rs (one float32 `value`[24] and two
+//! Datasets are those of benches/scale/native.rs (one float32 `value`[24] and two
 //! attributes, 8 MiB blocks). Parts are kept under `target/tmp/merge-v1/`
 //! and reused. "Read by the process" is `rchar` of /proc/self/io: bytes
 //! that came through `read` calls, so blocks the kernel copies file to file

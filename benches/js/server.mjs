@@ -1,7 +1,8 @@
 // The benchmark's HTTP range server: serves a directory from memory on
 // 127.0.0.1, holds every request for `latencyMs` before answering, answers
 // at most `maxInFlight` requests at once (the rest queue, as a browser or a
-// Worker queues past six connections), and counts requests and body bytes.
+// Worker queues past six connections), and counts requests and body bytes
+// (of the paths `counts` accepts: all, unless told).
 import { readFileSync, statSync } from "node:fs";
 import { createServer } from "node:http";
 import { join, normalize } from "node:path";
@@ -13,7 +14,7 @@ const typeOf = (path) => {
   return type ? { "Content-Type": type } : {};
 };
 
-export async function startServer({ root, latencyMs = 0, maxInFlight = 6 }) {
+export async function startServer({ root, latencyMs = 0, maxInFlight = 6, counts = () => true }) {
   const files = new Map();
   const load = (path) => {
     if (!files.has(path)) {
@@ -47,8 +48,9 @@ export async function startServer({ root, latencyMs = 0, maxInFlight = 6 }) {
     };
     res.on("close", done);
     if (server.latencyMs > 0) await new Promise((r) => setTimeout(r, server.latencyMs));
-    stats.requests++;
     const path = decodeURIComponent(new URL(req.url, "http://x").pathname);
+    const counted = counts(path);
+    if (counted) stats.requests++;
     stats.log.push(`${req.method} ${path} ${req.headers.range ?? ""}`);
     const bytes = load(path);
     if (!bytes) {
@@ -63,7 +65,7 @@ export async function startServer({ root, latencyMs = 0, maxInFlight = 6 }) {
     }
     const range = /^bytes=(\d*)-(\d*)$/.exec(req.headers.range ?? "");
     if (!range) {
-      stats.bytes += size;
+      if (counted) stats.bytes += size;
       res.writeHead(200, { ...headers, "Content-Length": size }).end(bytes);
       return;
     }
@@ -75,7 +77,7 @@ export async function startServer({ root, latencyMs = 0, maxInFlight = 6 }) {
       res.writeHead(416, { "Content-Range": `bytes */${size}` }).end();
       return;
     }
-    stats.bytes += to - from + 1;
+    if (counted) stats.bytes += to - from + 1;
     res
       .writeHead(206, { ...headers, "Content-Length": to - from + 1, "Content-Range": `bytes ${from}-${to}/${size}` })
       .end(bytes.subarray(from, to + 1));
