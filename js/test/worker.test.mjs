@@ -3,7 +3,7 @@
 // a bundler resolves it for Workers: its "workerd" export, with the .wasm as
 // a compiled module.
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -126,8 +126,19 @@ describe("a Worker reading from R2", () => {
     }
   });
 
-  it("reads one dataset of the scale collection with a few gets (tests/reader_scale.rs writes it)", async () => {
+  it("reads one dataset of the scale collection with a few gets, within a Worker's 128 MB (tests/reader_scale.rs writes it)", async () => {
+    const before = new Set(workerdProcesses());
     const fetch = await worker("scale");
+    // Miniflare enforces no memory limit, so measure the workerd process
+    // itself: its peak RSS is set back to its RSS after the upload, and what
+    // the reads add to it (the isolate's wasm memory and heap, and the R2
+    // simulator serving them) must stay under a Worker's 128 MB. Wasm
+    // memory, the bulk of it, is fresh pages, so the upload's freed pages
+    // cannot hide it.
+    const [workerd] = workerdProcesses().filter((pid) => !before.has(pid));
+    assert.ok(workerd, "the scale Worker's workerd process");
+    writeFileSync(`/proc/${workerd}/clear_refs`, "5");
+    const settled = memory(workerd).rss;
     const samples = JSON.parse(readFileSync(join(FIXTURES, "scale", "samples.json"), "utf8")).samples.filter((s) => s.value);
     let first = true;
     for (const sample of samples.slice(0, 3)) {
@@ -138,5 +149,35 @@ describe("a Worker reading from R2", () => {
       assert.ok(read.gets <= (first ? 8 : 3), `${sample.name}: ${read.gets} gets`);
       first = false;
     }
+    const grown = memory(workerd).peak - settled;
+    console.log(`# workerd: the reads raised peak RSS by ${(grown / 2 ** 20).toFixed(1)} MiB over ${(settled / 2 ** 20).toFixed(1)} MiB`);
+    assert.ok(grown < 128 * 2 ** 20, `the reads took workerd ${grown} bytes past its settled RSS`);
   });
 });
+
+/** The workerd processes under this one (miniflare starts one per instance). */
+function workerdProcesses() {
+  const parents = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {} // it ended while we looked
+  }
+  const under = (pid) => pid === process.pid || (parents.has(pid) && pid > 1 && under(parents.get(pid)));
+  return [...parents.keys()].filter((pid) => {
+    try {
+      return under(pid) && readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "workerd";
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** A process's resident and peak resident bytes (`VmRSS`, `VmHWM`). */
+function memory(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field) => Number(new RegExp(`${field}:\\s*(\\d+)`).exec(status)[1]) * 1024;
+  return { rss: kib("VmRSS"), peak: kib("VmHWM") };
+}
