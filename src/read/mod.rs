@@ -2,7 +2,7 @@
 //! from memory, and read segments and blocks lazily.
 //!
 //! The rooms, in an order where each file imports only files below it (so
-//! there is no import cycle):
+//! there is no import cycle; tests/module_graph.rs holds the table to it):
 //!
 //! | file | what |
 //! |---|---|
@@ -13,6 +13,8 @@
 //! | `handle.rs` | what clones share: footer, deletions, opened segments, the loader |
 //! | `options.rs` | [`ReadOptions`] |
 //! | `segment.rs` | one opened segment |
+//! | `ranged.rs` | a large segment footer read by ranges: its root, rows and runs |
+//! | `pages.rs` | the pages of a ranged footer, cached and shared by concurrent calls |
 //! | `blocks.rs` | the block plan (pure) and the loader that carries it out |
 //! | `ahead.rs` | block loads yielded in order, their requests started ahead |
 //! | `plan.rs` | a window's plan and its assembly (pure) |

@@ -9,6 +9,7 @@
 //! footer. What a ranged read no longer checks, and why that is safe, is in
 //! docs/format.md.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use futures_util::future::try_join;
@@ -20,7 +21,6 @@ use crate::format::rows::{
 use crate::format::segment::{check_array, ArrayMeta, BlockMeta, DiskValue};
 use crate::format::value::Attr;
 use crate::read::pages::{Pages, PAGE};
-use crate::read::segment::Fetched;
 
 /// Rows searched on each side of the one a rank points at.
 const NEIGHBOURS: u64 = 32;
@@ -387,5 +387,61 @@ fn strings_named(value: &DiskValue) -> Vec<u64> {
         DiskValue::String(i) => vec![*i as u64],
         DiskValue::StringList(list) => list.iter().map(|&i| i as u64).collect(),
         _ => Vec::new(),
+    }
+}
+
+/// Arrays read by ranges, with the attributes and blocks they name.
+pub(crate) struct Fetched {
+    arrays: Vec<ArrayMeta>,
+    attributes: Vec<Vec<(String, Attr)>>,
+    by_name: HashMap<String, usize>,
+    /// Sorted by id.
+    blocks: Vec<BlockMeta>,
+}
+
+impl Fetched {
+    fn new(
+        arrays: Vec<ArrayMeta>,
+        attributes: Vec<Vec<(String, Attr)>>,
+        blocks: Vec<BlockMeta>,
+    ) -> Fetched {
+        let by_name = arrays
+            .iter()
+            .enumerate()
+            .map(|(i, a)| (a.name.clone(), i))
+            .collect();
+        Fetched {
+            arrays,
+            attributes,
+            by_name,
+            blocks,
+        }
+    }
+
+    /// The array a dataset stores in this segment, if it was fetched.
+    pub(crate) fn array(&self, dataset: &str) -> Option<&ArrayMeta> {
+        self.by_name.get(dataset).map(|&i| &self.arrays[i])
+    }
+
+    /// The arrays fetched, in the order the segment stores them.
+    pub(crate) fn arrays(&self) -> &[ArrayMeta] {
+        &self.arrays
+    }
+
+    /// One attribute of one array fetched.
+    pub(crate) fn attribute(&self, array: &ArrayMeta, key: &str) -> Option<Attr> {
+        let index = *self.by_name.get(&array.name)?;
+        self.attributes[index]
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    }
+
+    /// A block the fetched arrays name, by id.
+    pub(crate) fn block(&self, id: u32) -> Option<&BlockMeta> {
+        self.blocks
+            .binary_search_by_key(&id, |b| b.id.0)
+            .ok()
+            .map(|i| &self.blocks[i])
     }
 }

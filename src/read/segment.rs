@@ -18,7 +18,7 @@ use crate::format::value::Attr;
 use crate::read::blocks::{Region, Want};
 use crate::read::open::{drive_holding, Held};
 use crate::read::pages::Pages;
-use crate::read::ranged::Ranged;
+use crate::read::ranged::{Fetched, Ranged};
 use crate::source::{ByteSource, SourceFuture};
 
 /// Segments up to this size are read whole at open: one request then also
@@ -103,41 +103,12 @@ pub(crate) enum Entries {
     Fetched(Fetched),
 }
 
-/// Arrays read by ranges.
-pub(crate) struct Fetched {
-    arrays: Vec<ArrayMeta>,
-    attributes: Vec<Vec<(String, Attr)>>,
-    by_name: HashMap<String, usize>,
-    /// Sorted by id.
-    blocks: Vec<BlockMeta>,
-}
-
-impl Fetched {
-    pub(crate) fn new(
-        arrays: Vec<ArrayMeta>,
-        attributes: Vec<Vec<(String, Attr)>>,
-        blocks: Vec<BlockMeta>,
-    ) -> Fetched {
-        let by_name = arrays
-            .iter()
-            .enumerate()
-            .map(|(i, a)| (a.name.clone(), i))
-            .collect();
-        Fetched {
-            arrays,
-            attributes,
-            by_name,
-            blocks,
-        }
-    }
-}
-
 impl Entries {
     /// The array a dataset stores in this segment.
     pub(crate) fn array(&self, dataset: &str) -> Option<&ArrayMeta> {
         let (arrays, index) = match self {
             Entries::All(whole) => (&whole.arrays, whole.by_name.get(dataset)),
-            Entries::Fetched(some) => (&some.arrays, some.by_name.get(dataset)),
+            Entries::Fetched(some) => return some.array(dataset),
         };
         index.map(|&i| &arrays[i])
     }
@@ -146,7 +117,7 @@ impl Entries {
     pub(crate) fn arrays(&self) -> &[ArrayMeta] {
         match self {
             Entries::All(whole) => &whole.arrays,
-            Entries::Fetched(some) => &some.arrays,
+            Entries::Fetched(some) => some.arrays(),
         }
     }
 
@@ -158,13 +129,7 @@ impl Entries {
                 .iter()
                 .find(|&&(k, _)| whole.strings[k as usize] == key)
                 .map(|&(_, v)| whole.values[v as usize].clone()),
-            Entries::Fetched(some) => {
-                let index = *some.by_name.get(&array.name)?;
-                some.attributes[index]
-                    .iter()
-                    .find(|(k, _)| k == key)
-                    .map(|(_, v)| v.clone())
-            }
+            Entries::Fetched(some) => some.attribute(array, key),
         }
     }
 
@@ -176,11 +141,7 @@ impl Entries {
             .map(|&(id, bytes)| {
                 let block = match self {
                     Entries::All(whole) => whole.blocks.get(id as usize),
-                    Entries::Fetched(some) => some
-                        .blocks
-                        .binary_search_by_key(&id, |b| b.id.0)
-                        .ok()
-                        .map(|i| &some.blocks[i]),
+                    Entries::Fetched(some) => some.block(id),
                 };
                 let block = block.ok_or_else(|| {
                     Error::Internal(format!("block {id} was asked of arrays that name none"))
