@@ -8,9 +8,10 @@
 use std::sync::Arc;
 
 use atlas_wasm::format::codec::decompress_block;
+use atlas_wasm::format::container_open::ContainerOpen;
 use atlas_wasm::format::footer::CollectionFooter;
 use atlas_wasm::format::mask::{decode_mask, MaskOpen};
-use atlas_wasm::format::open::{ContainerOpen, Fetched, Need, OpenDecoder, Step};
+use atlas_wasm::format::open::{Fetched, Need, OpenDecoder, Step};
 use atlas_wasm::format::rows::{row_in, Decoded, FooterRoot, Table, ROOT_SIZE};
 use atlas_wasm::format::segment::{
     decode_segment_footer, decode_segment_trailer, CodecId, SegmentOpen,

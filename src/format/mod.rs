@@ -5,7 +5,8 @@
 //! - [`catalogue`]: the footer's datasets: names in order, indexed by name.
 //! - [`mask`]: the `deleted.mask` sidecar.
 //! - [`segment`]: one variable's array-format v6 file (rkyv footer, `ARRF` trailer).
-//! - [`open`]: sans-IO decoders that find each structure from its object's end.
+//! - [`open`]: the sans-IO machinery of decoders that find a structure from its object's end.
+//! - [`container_open`]: the open decoder of `data.atlas` (tail, then collection footer).
 //! - [`budget`]: the memory limit every file-declared size is held against.
 //! - `cursor`: the one bounded byte cursor of the byte-by-byte decoders
 //!   (the footer's msgpack here; msgpack records, thrift and JSON in `atria/`).
@@ -18,6 +19,7 @@ pub mod catalogue;
 pub mod chunk;
 pub mod codec;
 pub mod container;
+pub mod container_open;
 pub(crate) mod cursor;
 pub mod dtype;
 pub mod footer;

@@ -7,9 +7,9 @@ use indexmap::IndexMap;
 
 use crate::error::{Error, Result};
 use crate::format::container::TAIL_PROBE_SIZE;
+use crate::format::container_open::{ContainerOpen, OpenedContainer};
 use crate::format::footer::{Codec, CollectionFooter, DATASET_ATTRS_VARIABLE};
 use crate::format::mask::{MaskBinding, MaskOpen};
-use crate::format::open::{ContainerOpen, OpenedContainer};
 use crate::format::value::{ArrayStats, Attr};
 use crate::read::across::{self, AcrossRequest};
 use crate::read::array::NdArray;
