@@ -14,7 +14,8 @@ use object_store::{ObjectStore, ObjectStoreExt, PutPayload};
 
 use crate::format::mask::encode_bound_mask;
 use crate::source::ObjectStoreSource;
-use crate::write::mask::{binding_of, crash_point};
+use crate::write::durable::crash_point;
+use crate::write::mask::binding_of;
 use crate::write::{Deletion, DATA_FILE, MASK_FILE};
 use crate::{Atlas, ByteSource, Error, Result};
 

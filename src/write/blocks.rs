@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::format::codec::decompress_block;
 use crate::format::footer::Codec;
 use crate::format::segment::{BlockId, BlockMeta, ChunkAddress, CodecId};
-use crate::write::pool::{Pending, Pool};
+use crate::write::pool::{compress, Pending, Pool};
 
 /// Where a chunk's bytes went: block, offset and size in the decompressed block.
 pub(crate) type Placement = ChunkAddress;
@@ -171,22 +171,6 @@ impl BlockPacker {
     pub(crate) fn open_bytes(&self) -> usize {
         self.open.capacity()
     }
-}
-
-/// Compresses one block the way array-format's codecs do: a zstd frame at
-/// level 3, lz4_flex's block format with a 4-byte size prefix, or raw.
-pub(crate) fn compress(codec: Codec, block: &[u8]) -> Result<(CodecId, Vec<u8>)> {
-    Ok(match codec {
-        Codec::Zstd => (
-            CodecId::Named("zstd".into()),
-            zstd::bulk::compress(block, 3).map_err(|e| Error::Io(format!("zstd: {e}")))?,
-        ),
-        Codec::Lz4 => (
-            CodecId::Named("lz4".into()),
-            lz4_flex::block::compress_prepend_size(block),
-        ),
-        Codec::Uncompressed => (CodecId::None, block.to_vec()),
-    })
 }
 
 #[cfg(unix)]

@@ -13,7 +13,8 @@ use crate::format::footer::CollectionFooter;
 use crate::format::mask::encode_bound_mask;
 use crate::format::segment::{SegmentFooter, SEGMENT_MAGIC, SEGMENT_TRAILER_SIZE};
 use crate::read::Atlas;
-use crate::write::mask::{binding_of, crash_point, sync_dir, write_atomically};
+use crate::write::durable::{crash_point, io_at, sync_dir};
+use crate::write::mask::{binding_of, write_atomically};
 use crate::write::{DATA_FILE, MASK_FILE};
 
 /// A hidden directory inside the destination that holds everything under
@@ -137,14 +138,6 @@ pub(crate) fn at_once<T>(future: impl std::future::Future<Output = T>) -> Result
     future
         .now_or_never()
         .ok_or_else(|| Error::Internal("a local file read did not complete at once".into()))
-}
-
-pub(crate) fn io_at(e: std::io::Error, path: &Path) -> Error {
-    let message = format!("{}: {e}", path.display());
-    match e.kind() {
-        std::io::ErrorKind::NotFound => Error::NotFound(message),
-        _ => Error::Io(message),
-    }
 }
 
 pub(crate) fn now_ms() -> i64 {

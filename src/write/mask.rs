@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::format::mask::{encode_bound_mask, MaskBinding};
 use crate::read::Atlas;
-use crate::write::install::io_at;
+use crate::write::durable::{crash_point, io_at, sync_dir};
 use crate::write::MASK_FILE;
 
 /// What a deletion did.
@@ -98,37 +98,4 @@ pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     crash_point("mask-renamed");
     sync_dir(path)
-}
-
-/// Syncs the directory holding `path`, which makes renames and removals in
-/// it durable. Platforms that cannot open a directory skip this.
-pub(crate) fn sync_dir(path: &Path) -> Result<()> {
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    #[cfg(unix)]
-    std::fs::File::open(dir)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| io_at(e, dir))?;
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
-}
-
-/// Test-only: with debug assertions, a process whose
-/// `ATLAS_WRITER_PAUSE_AT` names `step` announces it on stderr and waits
-/// there for ever, to be killed by `tests/writer_kill.rs`. Release builds
-/// compile this to nothing.
-#[inline]
-pub(crate) fn crash_point(step: &str) {
-    #[cfg(debug_assertions)]
-    if std::env::var("ATLAS_WRITER_PAUSE_AT").is_ok_and(|at| at == step) {
-        eprintln!("ATLAS_WRITER_PAUSED_AT {step}");
-        loop {
-            std::thread::park();
-        }
-    }
-    #[cfg(not(debug_assertions))]
-    let _ = step;
 }

@@ -25,8 +25,9 @@ use crate::format::segment::{
     SEGMENT_TRAILER_SIZE, SEGMENT_VERSION,
 };
 use crate::read::Atlas;
+use crate::write::durable::io_at;
 use crate::write::install::{
-    at_once, install, io_at, now_ms, write_footer, write_segment_footer, WorkDir,
+    at_once, install, now_ms, write_footer, write_segment_footer, WorkDir,
 };
 use crate::write::interner::Interner;
 use crate::write::pools::Pools;

@@ -13,6 +13,7 @@
 mod blocks;
 mod chunk;
 mod collection;
+pub(crate) mod durable;
 mod element;
 mod install;
 mod interner;

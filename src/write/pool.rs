@@ -11,10 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::format::footer::Codec;
 use crate::format::segment::CodecId;
-use crate::write::blocks::compress;
 
 /// The codec id, the compressed bytes, and the raw buffer handed back for reuse.
 pub(crate) type Packed = Result<(CodecId, Vec<u8>, Vec<u8>)>;
@@ -135,6 +134,22 @@ impl Pool {
     pub(crate) fn close(&self) {
         self.jobs.lock().unwrap_or_else(|p| p.into_inner()).take();
     }
+}
+
+/// Compresses one block the way array-format's codecs do: a zstd frame at
+/// level 3, lz4_flex's block format with a 4-byte size prefix, or raw.
+pub(crate) fn compress(codec: Codec, block: &[u8]) -> Result<(CodecId, Vec<u8>)> {
+    Ok(match codec {
+        Codec::Zstd => (
+            CodecId::Named("zstd".into()),
+            zstd::bulk::compress(block, 3).map_err(|e| Error::Io(format!("zstd: {e}")))?,
+        ),
+        Codec::Lz4 => (
+            CodecId::Named("lz4".into()),
+            lz4_flex::block::compress_prepend_size(block),
+        ),
+        Codec::Uncompressed => (CodecId::None, block.to_vec()),
+    })
 }
 
 #[cfg(test)]
