@@ -1,6 +1,6 @@
 // atlas-wasm/atria in Node, over HTTP (test/server.mjs serving the corpus
 // tests/atria/make_corpus.sh wrote): every record, row, pointer and numpy
-// value against expected.json, the request counts issue 12 asks for, and
+// value against expected.json, the request counts each call may make, and
 // the typed errors.
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";

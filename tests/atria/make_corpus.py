@@ -22,7 +22,7 @@ TAR shards and a JSON pointer table; "docs_delta", the DELTALAKE layout):
 In docs, a JSON pointer table stands in for the Delta table, with the truth.
 Atria's writer records `shards/...tar?offset=O&length=L` for each member; at a
 shard rotation it records wrong pointers. `AtriaPointerWriter` reproduces the
-three defects issue 12 names, one per rotation in turn:
+three defects of such pointers, one per rotation in turn:
 
   stale-previous  the previous shard's name with the new shard's offset
   neighbour       the new shard, but the offset of the sample's other member

@@ -6,8 +6,8 @@ set -euo pipefail
 www="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$www/scripts/prepare.sh"
 command -v chromium >/dev/null || bash "$www/../scripts/setup.sh" browser
-# An Atria cache imported by `atlas import-atria` (issue 12: "the dashboard
-# opens the result"): the Delta config of the Atria corpus (written by
+# An Atria cache imported by `atlas import-atria`, which the dashboard must
+# open: the Delta config of the Atria corpus (written by
 # js/scripts/test.sh, or here), through the `atlas` binary `cargo test
 # --all-features` builds.
 root="$(cd "$www/.." && pwd)"

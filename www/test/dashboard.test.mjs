@@ -17,7 +17,7 @@ import { startServer } from "../../js/test/server.mjs";
 import { SAMPLES, WWW, serveDashboard } from "../scripts/serve.mjs";
 
 const CHROMIUM = process.env.CHROMIUM ?? "/usr/bin/chromium";
-/** The Delta config of the Atria corpus, imported by www/scripts/test.sh (issue 12). */
+/** The Delta config of the Atria corpus, imported by www/scripts/test.sh. */
 const ATRIA = process.env.ATLAS_WWW_ATRIA;
 const ATRIA_CORPUS = process.env.ATLAS_ATRIA_CORPUS;
 /** The 100,000-dataset collection js/scripts/test.sh writes (tests/reader_scale.rs). */
