@@ -11,19 +11,22 @@
 
 use std::sync::Arc;
 
-use crate::source::{CountingSource, RequestLog};
+use crate::source::{CountingSource, ObjectStoreSource, RequestLog};
 use crate::write::merge::{merge_parts, write_container, MergePart, MergeSummary, PartBytes};
 use crate::write::DATA_FILE;
 use crate::write::MASK_FILE;
 use crate::{Atlas, ByteSource, Error, Result};
 
 use super::bucket::{replace_container, upload_collection, Bucket};
-use super::s3_copy::{S3Bucket, S3Container};
+use super::s3_copy::{PartObject, S3Bucket, S3Container};
 
 /// Bytes that went through this process to and from buckets.
 #[derive(Default)]
 pub(crate) struct Traffic {
     logs: Vec<RequestLog>,
+    /// Each part in a bucket's container by part index, for the ETag its
+    /// reads pinned.
+    containers: Vec<(usize, ObjectStoreSource)>,
     /// Bytes sent to the destination bucket.
     pub(crate) uploaded: u64,
 }
@@ -39,7 +42,9 @@ impl Traffic {
 /// every byte read from it counted in `traffic`.
 pub(crate) fn open_part(location: &str, index: usize, traffic: &mut Traffic) -> Result<MergePart> {
     let bucket = Bucket::open(location)?;
-    let data = CountingSource::new(bucket.object(DATA_FILE));
+    let container = bucket.object(DATA_FILE);
+    traffic.containers.push((index, container.clone()));
+    let data = CountingSource::new(container);
     let mask = CountingSource::new(bucket.object(MASK_FILE));
     traffic.logs.extend([data.log(), mask.log()]);
     let data: Arc<dyn ByteSource> = Arc::new(data);
@@ -111,13 +116,20 @@ fn is_s3(location: &str) -> bool {
     })
 }
 
-/// A part's container as (bucket, path) when it is in an S3 bucket.
-fn s3_object(part: &MergePart) -> Option<(String, object_store::path::Path)> {
+/// A part's container when it is in an S3 bucket, with the ETag its reads
+/// pinned.
+fn s3_object(part: &MergePart, traffic: &Traffic) -> Option<PartObject> {
     let url = url::Url::parse(&part.name).ok()?;
     match object_store::ObjectStoreScheme::parse(&url).ok()? {
-        (object_store::ObjectStoreScheme::AmazonS3, prefix) => {
-            Some((url.host_str()?.to_string(), prefix.join(DATA_FILE)))
-        }
+        (object_store::ObjectStoreScheme::AmazonS3, prefix) => Some(PartObject {
+            bucket: url.host_str()?.to_string(),
+            path: prefix.join(DATA_FILE),
+            etag: traffic
+                .containers
+                .iter()
+                .find(|(index, _)| *index == part.index)
+                .and_then(|(_, container)| container.etag()),
+        }),
         _ => None,
     }
 }
@@ -132,7 +144,7 @@ fn merge_by_copies(
     progress: impl FnMut(usize, usize),
 ) -> Result<MergeSummary> {
     let bucket = Bucket::open(location)?;
-    let sources = parts.iter().map(s3_object).collect();
+    let sources = parts.iter().map(|p| s3_object(p, traffic)).collect();
     let mut merged = None;
     replace_container(&bucket, || {
         let path = bucket.path(DATA_FILE);

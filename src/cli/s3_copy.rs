@@ -116,25 +116,7 @@ impl S3Bucket {
         url.query_pairs_mut()
             .append_pair("partNumber", &(part_idx + 1).to_string())
             .append_pair("uploadId", id);
-        // The copy source is `bucket/key`, percent-encoded as a path.
-        let mut source = url::Url::parse("http://source/").expect("a valid URL");
-        source
-            .path_segments_mut()
-            .expect("a base URL")
-            .pop_if_empty()
-            .push(&from.bucket)
-            .extend(from.path.parts().map(|p| p.as_ref().to_string()));
-        let last = from.offset + from.len - 1;
-        let mut request = http::Request::builder()
-            .method(http::Method::PUT)
-            .uri(url.as_str())
-            .header("x-amz-copy-source", &source.path()[1..])
-            .header(
-                "x-amz-copy-source-range",
-                format!("bytes={}-{last}", from.offset),
-            )
-            .body(HttpRequestBody::from(Vec::new()))
-            .map_err(|e| failed(e.to_string()))?;
+        let mut request = copy_request(url.as_str(), from).map_err(|e| failed(e.to_string()))?;
         let credential = self
             .store
             .credentials()
@@ -154,12 +136,46 @@ impl S3Bucket {
             .await
             .map_err(|e| failed(e.to_string()))?;
         let body = String::from_utf8_lossy(&body);
+        if status == http::StatusCode::PRECONDITION_FAILED {
+            return Err(Error::ObjectChanged(format!(
+                "{}/{} is not the object this merge read (ETag {}): it changed during the merge",
+                from.bucket,
+                from.path,
+                from.etag.as_deref().unwrap_or("?")
+            )));
+        }
         // S3 may answer 200 and put the error in the body.
         match copied_etag(&body) {
             Some(etag) if status.is_success() => Ok(PartId { content_id: etag }),
             _ => Err(failed(format!("{status}: {body}"))),
         }
     }
+}
+
+/// The unsigned UploadPartCopy of `from` to `url` (a part of an upload):
+/// the source as `bucket/key`, percent-encoded as a path, its byte range,
+/// and its ETag as the copy's precondition when known.
+fn copy_request(url: &str, from: &Source) -> http::Result<http::Request<HttpRequestBody>> {
+    let mut source = url::Url::parse("http://source/").expect("a valid URL");
+    source
+        .path_segments_mut()
+        .expect("a base URL")
+        .pop_if_empty()
+        .push(&from.bucket)
+        .extend(from.path.parts().map(|p| p.as_ref().to_string()));
+    let last = from.offset + from.len - 1;
+    let mut request = http::Request::builder()
+        .method(http::Method::PUT)
+        .uri(url)
+        .header("x-amz-copy-source", &source.path()[1..])
+        .header(
+            "x-amz-copy-source-range",
+            format!("bytes={}-{last}", from.offset),
+        );
+    if let Some(etag) = &from.etag {
+        request = request.header("x-amz-copy-source-if-match", etag);
+    }
+    request.body(HttpRequestBody::from(Vec::new()))
 }
 
 /// The ETag of a `CopyPartResult`, its XML escapes undone.
@@ -177,6 +193,16 @@ fn copied_etag(body: &str) -> Option<String> {
     )
 }
 
+/// A merge part's container in an S3 bucket, which the store can copy from.
+#[derive(Clone)]
+pub(crate) struct PartObject {
+    pub(crate) bucket: String,
+    pub(crate) path: Path,
+    /// The ETag the merge read the part at: a copy from an object that has
+    /// changed since is refused by the store, not made.
+    pub(crate) etag: Option<String>,
+}
+
 /// A byte range of an object in an S3 bucket the store can copy from.
 #[derive(Clone)]
 struct Source {
@@ -184,6 +210,8 @@ struct Source {
     path: Path,
     offset: u64,
     len: u64,
+    /// The object's ETag, when known: the copy's precondition.
+    etag: Option<String>,
 }
 
 /// The container being uploaded: see the module's comment.
@@ -194,7 +222,7 @@ pub(crate) struct S3Container<'a> {
     id: MultipartId,
     parts: Vec<PartId>,
     /// Each merge part's container, where the store can copy from it.
-    sources: Vec<Option<(String, Path)>>,
+    sources: Vec<Option<PartObject>>,
     /// A run of at least [`MIN_PART`] bytes not yet placed.
     held: Option<Source>,
     /// New bytes after `held`, fewer than [`MIN_PART`].
@@ -207,12 +235,12 @@ pub(crate) struct S3Container<'a> {
 
 impl<'a> S3Container<'a> {
     /// Starts the upload of `path` in `bucket`. `sources[i]` is merge part
-    /// `i`'s container as (bucket, path) when it is in this store.
+    /// `i`'s container when it is in this store.
     pub(crate) fn start(
         bucket: &'a S3Bucket,
         runtime: &'a tokio::runtime::Runtime,
         path: Path,
-        sources: Vec<Option<(String, Path)>>,
+        sources: Vec<Option<PartObject>>,
     ) -> Result<S3Container<'a>> {
         let id = runtime
             .block_on(bucket.store.create_multipart(&path))
@@ -336,15 +364,19 @@ impl<'a> S3Container<'a> {
                 .await
                 .map_err(|e| store_error(e, &path))
         });
-        if let Err(e) = joined {
-            let _ = runtime.block_on(store.abort_multipart(&path, &id));
-            return Err(e);
-        }
+        let joined = match joined {
+            Ok(joined) => joined,
+            Err(e) => {
+                let _ = runtime.block_on(store.abort_multipart(&path, &id));
+                return Err(e);
+            }
+        };
         self.held = Some(Source {
             bucket: bucket.name.clone(),
             path,
             offset: 0,
             len,
+            etag: joined.e_tag,
         });
         Ok(())
     }
@@ -414,12 +446,13 @@ impl Write for S3Container<'_> {
 impl Container for S3Container<'_> {
     fn copy_from(&mut self, part: &MergePart, offset: u64, len: u64) -> Result<()> {
         match self.sources.get(part.index).cloned().flatten() {
-            Some((bucket, path)) if len >= MIN_PART => {
+            Some(object) if len >= MIN_PART => {
                 let run = Source {
-                    bucket,
-                    path,
+                    bucket: object.bucket,
+                    path: object.path,
                     offset,
                     len,
+                    etag: object.etag,
                 };
                 self.copy_run(part, run)
             }
@@ -468,6 +501,7 @@ mod tests {
             path: Path::from("p"),
             offset: 7,
             len,
+            etag: None,
         };
         let lens = |len| -> Vec<(u64, u64)> {
             split(&run(len)).iter().map(|s| (s.offset, s.len)).collect()
@@ -479,5 +513,27 @@ mod tests {
             lens(MAX_COPY + 1),
             vec![(7, half), (7 + half, MAX_COPY + 1 - half)]
         );
+    }
+
+    #[test]
+    fn a_copy_insists_on_the_etag_the_merge_read() {
+        let from = Source {
+            bucket: "parts".into(),
+            path: Path::from("run 1/data.atlas"),
+            offset: 100,
+            len: 50,
+            etag: Some("\"e1\"".into()),
+        };
+        let request = copy_request("http://s3/dst/data.atlas?partNumber=1", &from).unwrap();
+        let header = |name: &str| request.headers().get(name).unwrap().to_str().unwrap();
+        assert_eq!(header("x-amz-copy-source"), "parts/run%201/data.atlas");
+        assert_eq!(header("x-amz-copy-source-range"), "bytes=100-149");
+        assert_eq!(header("x-amz-copy-source-if-match"), "\"e1\"");
+        let unknown = Source { etag: None, ..from };
+        let request = copy_request("http://s3/dst/data.atlas", &unknown).unwrap();
+        assert!(request
+            .headers()
+            .get("x-amz-copy-source-if-match")
+            .is_none());
     }
 }

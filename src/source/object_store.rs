@@ -22,6 +22,7 @@ use super::{ByteSource, SourceFuture, Tail};
 use crate::error::{Error, Result};
 
 /// One object in an object store.
+#[derive(Clone)]
 pub struct ObjectStoreSource {
     store: Arc<dyn ObjectStore>,
     path: Path,
@@ -55,6 +56,13 @@ impl ObjectStoreSource {
     pub fn with_runtime(mut self, runtime: tokio::runtime::Handle) -> Self {
         self.runtime = Some(runtime);
         self
+    }
+
+    /// The ETag the object had at its first answer, which every later read
+    /// insists on (shared with this source's clones); `None` before the
+    /// first read, or where the store gives none.
+    pub fn etag(&self) -> Option<String> {
+        lock(&self.pinned).etag.clone()
     }
 
     /// Names the object in error messages (default: the store and path).
