@@ -252,7 +252,7 @@ impl From<std::io::Error> for Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// One error of every variant, in declaration order.
@@ -295,8 +295,9 @@ mod tests {
         ]
     }
 
-    /// The quoted names in `text` between `start` and the next `end`.
-    fn quoted(text: &str, start: &str, end: &str) -> Vec<String> {
+    /// The quoted names in `text` between `start` and the next `end`: a
+    /// code list of errors.js or index.d.ts.
+    pub(crate) fn quoted(text: &str, start: &str, end: &str) -> Vec<String> {
         let from = text.find(start).expect("the code list") + start.len();
         let list = &text[from..from + text[from..].find(end).expect("its end")];
         list.split('"')
@@ -329,11 +330,14 @@ mod tests {
     /// fails here: each code is its variant's name.
     #[test]
     fn every_variant_of_the_enum_has_its_code_listed() {
-        let source = include_str!("error.rs");
+        assert_eq!(variants_of(include_str!("error.rs")), CODES);
+    }
+
+    /// The variant names of the `pub enum Error` in `source`, in order.
+    pub(crate) fn variants_of(source: &str) -> Vec<&str> {
         let from = source.find("pub enum Error {").expect("the enum");
         let body = &source[from..from + source[from..].find("\n}\n").expect("its end")];
-        let variants: Vec<&str> = body
-            .lines()
+        body.lines()
             .filter_map(|line| line.strip_prefix("    "))
             .filter(|line| line.starts_with(|c: char| c.is_ascii_uppercase()))
             .map(|line| {
@@ -341,8 +345,7 @@ mod tests {
                     .next()
                     .unwrap()
             })
-            .collect();
-        assert_eq!(variants, CODES);
+            .collect()
     }
 
     /// JavaScript's one list holds the core's codes first, then Atria's

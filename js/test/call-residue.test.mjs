@@ -6,29 +6,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { it } from "node:test";
 import { setImmediate } from "node:timers/promises";
-import v8 from "node:v8";
-import vm from "node:vm";
 import { Atlas } from "atlas-wasm";
 import { AtriaCache } from "atlas-wasm/atria";
 import { configDir, configTree, expectedAtria } from "./atria-expect.mjs";
 import { FIXTURES } from "./expect.mjs";
+import { settledHeap } from "./heap.mjs";
 import { BOUND, CALLS, atriaStore, soakAtriaRow, soakCollection } from "./residue-soak.mjs";
 
-v8.setFlagsFromString("--expose-gc");
-const gc = vm.runInNewContext("gc");
-
-const runtime = {
-  nextTurn: () => setImmediate(),
-  async settledHeap() {
-    let least = Infinity;
-    for (let i = 0; i < 4; i++) {
-      await setImmediate(); // lets finalization callbacks run between collections
-      gc();
-      least = Math.min(least, process.memoryUsage().heapUsed);
-    }
-    return least;
-  },
-};
+const runtime = { nextTurn: () => setImmediate(), settledHeap };
 
 function assertFlat(grown, t) {
   for (const [label, bytes] of Object.entries(grown)) {

@@ -12,27 +12,13 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { it } from "node:test";
-import { setImmediate } from "node:timers/promises";
-import v8 from "node:v8";
-import vm from "node:vm";
 import { Atlas } from "atlas-wasm";
 import { FIXTURES } from "./expect.mjs";
+import { settledHeap } from "./heap.mjs";
 
-v8.setFlagsFromString("--expose-gc");
-const gc = vm.runInNewContext("gc");
 const PACKAGE = dirname(createRequire(import.meta.url).resolve("atlas-wasm/package.json"));
 const PASSES = 5;
 const BOUND = 1024 * 1024;
-
-async function settledHeap() {
-  let least = Infinity;
-  for (let i = 0; i < 4; i++) {
-    await setImmediate(); // lets finalization callbacks run between collections
-    gc();
-    least = Math.min(least, process.memoryUsage().heapUsed);
-  }
-  return least;
-}
 
 it("iterate's memory stays flat across passes over 10,000 datasets", async () => {
   const { initSync } = await import(join(PACKAGE, "dist", "atlas_wasm.js"));

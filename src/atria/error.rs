@@ -102,6 +102,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::tests::{quoted, variants_of};
 
     /// One error of each of Atria's own variants, in declaration order.
     fn one_of_each() -> Vec<Error> {
@@ -111,17 +112,6 @@ mod tests {
             Error::UnsupportedProtocol(m()),
             Error::Corrupt(m()),
         ]
-    }
-
-    /// The quoted names in `text` between `start` and the next `end`.
-    fn quoted(text: &str, start: &str, end: &str) -> Vec<String> {
-        let from = text.find(start).expect("the code list") + start.len();
-        let list = &text[from..from + text[from..].find(end).expect("its end")];
-        list.split('"')
-            .skip(1)
-            .step_by(2)
-            .map(str::to_string)
-            .collect()
     }
 
     #[test]
@@ -140,20 +130,8 @@ mod tests {
     /// fails here: each code is its variant's name.
     #[test]
     fn every_own_variant_has_its_code_listed() {
-        let source = include_str!("error.rs");
-        let from = source.find("pub enum Error {").expect("the enum");
-        let body = &source[from..from + source[from..].find("\n}\n").expect("its end")];
-        let variants: Vec<&str> = body
-            .lines()
-            .filter_map(|line| line.strip_prefix("    "))
-            .filter(|line| line.starts_with(|c: char| c.is_ascii_uppercase()))
-            .map(|line| {
-                line.split(|c: char| !c.is_ascii_alphanumeric())
-                    .next()
-                    .unwrap()
-            })
-            .filter(|name| *name != "Core")
-            .collect();
+        let mut variants = variants_of(include_str!("error.rs"));
+        variants.retain(|name| *name != "Core");
         assert_eq!(variants, CODES);
     }
 
