@@ -14,7 +14,9 @@ mod buckets;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use buckets::{free_port, ok, skip, small_collection, start, Emulator};
+use buckets::{
+    free_port, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start, Emulator,
+};
 
 /// Azurite's well-known development account (public, documented by Microsoft).
 const ACCOUNT: &str = "devstoreaccount1";
@@ -93,38 +95,8 @@ fn a_collection_in_azure_blob_storage_reads_writes_and_hides_like_a_local_one() 
     let port = server.port;
     create_container(port, "atlas");
     let local = scratch("one");
-    small_collection(&local, "d", 0..3);
-    let l = local.to_str().unwrap().to_string();
     let url = "az://atlas/collections/one";
-    ok(atlas(port, &["rewrite", &l, url]));
-    for args in [vec!["ls"], vec!["info"]] {
-        let run = |c: &str| ok(atlas(port, &[args[0], c])).replace(c, "COLL");
-        let (remote, here) = (run(url), run(&l));
-        let strip = |s: &str| {
-            s.lines()
-                .filter(|l| !l.contains("created") && !l.contains("container size"))
-                .collect::<Vec<_>>()
-                .join("\n")
-        };
-        assert_eq!(strip(&remote), strip(&here), "{args:?}");
-    }
-    assert_eq!(
-        ok(atlas(port, &["show", "--json", url, "d1"])),
-        ok(atlas(port, &["show", "--json", &l, "d1"]))
-    );
-    let got = ok(atlas(port, &["get", url, "d1", "v", "--format", "json"]));
-    assert!(got.contains("NaN") && got.contains("1.5"), "{got}");
-    assert_eq!(
-        ok(atlas(port, &["rm", url, "d0"])),
-        "removed 1: d0\n2 dataset(s) remain\n"
-    );
-    assert_eq!(ok(atlas(port, &["ls", url])), "d1\nd2\n");
-    let info = ok(atlas(port, &["info", url]));
-    assert!(info.contains("removed           1 (of 3 written"), "{info}");
-    // A rewrite back from the container drops the hidden dataset.
-    let back = local.join("back");
-    ok(atlas(port, &["rewrite", url, back.to_str().unwrap()]));
-    assert_eq!(ok(atlas(port, &["ls", back.to_str().unwrap()])), "d1\nd2\n");
+    reads_writes_and_hides_like_a_local_one(url, &local, |args| atlas(port, args));
     // Merged with a local part into the container: staged locally, put in
     // one upload; the hidden d0 is dropped.
     let part = scratch("part");

@@ -18,7 +18,9 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use atlas_wasm::write::{AtlasWriter, WriterConfig};
-use buckets::{free_port, ok, skip, small_collection, start, Emulator};
+use buckets::{
+    free_port, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start, Emulator,
+};
 
 /// Starts `python -m moto.server` by the interpreter's real path, so the
 /// child we hold is the server itself and not a launcher shim; or `None`
@@ -85,36 +87,9 @@ fn a_collection_in_a_bucket_reads_writes_and_hides_like_a_local_one() {
     let port = server.port;
     create_bucket(port, "atlas");
     let local = scratch("one");
-    small_collection(&local, "d", 0..3);
-    let l = local.to_str().unwrap().to_string();
-    let url = "s3://atlas/collections/one";
-    ok(atlas(port, &["rewrite", &l, url]));
-    for args in [vec!["ls"], vec!["show", "d1"], vec!["show", "--json", "d2"]] {
-        let run = |c: &str| {
-            let mut a = vec![args[0], c];
-            a.extend(&args[1..]);
-            if args[0] == "show" && args.len() == 3 {
-                a = vec!["show", "--json", c, args[2]];
-            }
-            ok(atlas(port, &a))
-        };
-        assert_eq!(run(url), run(&l), "{args:?}");
-    }
-    let got = ok(atlas(port, &["get", url, "d1", "v", "--format", "json"]));
-    assert!(got.contains("NaN") && got.contains("1.5"), "{got}");
-    assert_eq!(
-        ok(atlas(port, &["rm", url, "d0"])),
-        "removed 1: d0\n2 dataset(s) remain\n"
-    );
-    assert_eq!(ok(atlas(port, &["ls", url])), "d1\nd2\n");
-    let failed = atlas(port, &["rm", url, "d0"]);
-    assert_eq!(failed.status.code(), Some(1));
-    let info = ok(atlas(port, &["info", url]));
-    assert!(info.contains("removed           1 (of 3 written"), "{info}");
-    // A rewrite back from the bucket drops the hidden dataset.
-    let back: PathBuf = local.join("back");
-    ok(atlas(port, &["rewrite", url, back.to_str().unwrap()]));
-    assert_eq!(ok(atlas(port, &["ls", back.to_str().unwrap()])), "d1\nd2\n");
+    reads_writes_and_hides_like_a_local_one("s3://atlas/collections/one", &local, |args| {
+        atlas(port, args)
+    });
     std::fs::remove_dir_all(&local).unwrap();
 }
 
