@@ -57,10 +57,12 @@ mkdir -p "$js/dist"
 # faster (less code for V8 to compile); --low-memory-unused is safe for Rust's
 # layout (docs/benchmarks.md, "The wasm-opt flags").
 # Each module's flags follow `drop_shim_exports` (zstd-sys-wasm32.sh says why).
-wasm_opt_flags=(-O3 -ocimfs=200 --low-memory-unused --converge --strip-producers --strip-target-features
+# The core at -Os: 1 KB gzip less than -O3, and no slower (docs/benchmarks.md,
+# "The wasm-opt flags"); the decode and Atria modules, not budgeted, at -O3.
+wasm_opt_flags=(--low-memory-unused --converge --strip-producers --strip-target-features
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-reference-types --enable-multivalue)
-"$wasm_opt" "${drop_shim_exports[@]}" "${wasm_opt_flags[@]}" "$js/pkg/atlas_wasm_bg.wasm" -o "$js/dist/atlas_wasm_bg.wasm"
+"$wasm_opt" "${drop_shim_exports[@]}" -Os -ocimfs=200 "${wasm_opt_flags[@]}" "$js/pkg/atlas_wasm_bg.wasm" -o "$js/dist/atlas_wasm_bg.wasm"
 cp "$js/pkg/atlas_wasm.js" "$js"/src/*.js "$js"/src/*.d.ts "$js/dist/"
 
 raw=$(wc -c < "$js/dist/atlas_wasm_bg.wasm")
@@ -78,7 +80,7 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=cra
   cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-decode --features decode-module,libzstd "${patched_zstd[@]}"
 wasm-bindgen --target web --out-dir "$js/pkg/decode" --out-name atlas_decode \
   "$target/wasm32-unknown-unknown/wasm-decode/atlas_wasm.wasm"
-"$wasm_opt" "${drop_shim_exports[@]}" -O3 "${wasm_opt_flags[@]:2}" "$js/pkg/decode/atlas_decode_bg.wasm" -o "$js/dist/atlas_decode_bg.wasm"
+"$wasm_opt" "${drop_shim_exports[@]}" -O3 "${wasm_opt_flags[@]}" "$js/pkg/decode/atlas_decode_bg.wasm" -o "$js/dist/atlas_decode_bg.wasm"
 cp "$js/pkg/decode/atlas_decode.js" "$js/dist/"
 raw=$(wc -c < "$js/dist/atlas_decode_bg.wasm")
 gz=$(gzip -9 -c "$js/dist/atlas_decode_bg.wasm" | wc -c)
@@ -90,7 +92,7 @@ CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=cra
   cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd,atria "${patched_zstd[@]}"
 wasm-bindgen --target web --out-dir "$js/pkg/atria" --out-name atria_wasm \
   "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm.wasm"
-"$wasm_opt" "${drop_shim_exports[@]}" "${wasm_opt_flags[@]}" "$js/pkg/atria/atria_wasm_bg.wasm" -o "$js/dist/atria_wasm_bg.wasm"
+"$wasm_opt" "${drop_shim_exports[@]}" -O3 -ocimfs=200 "${wasm_opt_flags[@]}" "$js/pkg/atria/atria_wasm_bg.wasm" -o "$js/dist/atria_wasm_bg.wasm"
 cp "$js/pkg/atria/atria_wasm.js" "$js/dist/"
 raw=$(wc -c < "$js/dist/atria_wasm_bg.wasm")
 gz=$(gzip -9 -c "$js/dist/atria_wasm_bg.wasm" | wc -c)
