@@ -6,20 +6,19 @@
 //! ATLAS_MERGE_SIZES=100000x4 cargo bench --features writer --bench merge
 //! ```
 //!
-//! Datasets are those of benches/scale/native.rs (one float32 `value`[24] and two
+//! Datasets are those of benches/common (one float32 `value`[24] and two
 //! attributes, 8 MiB blocks). Parts are kept under `target/tmp/merge-v1/`
 //! and reused. "Read by the process" is `rchar` of /proc/self/io: bytes
 //! that came through `read` calls, so blocks the kernel copies file to file
 //! (copy_file_range) are not in it; "written" is `wchar`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use atlas_wasm::write::{merge, AtlasWriter, WriterConfig};
-use atlas_wasm::Attr;
 
-const LEN: usize = 24;
+mod common;
+use common::{add_dataset, own, run_child};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -83,20 +82,7 @@ struct Measured {
 }
 
 fn run(args: &[&str]) -> Measured {
-    let out = Command::new(std::env::current_exe().unwrap())
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let v: Vec<f64> = text
-        .split_whitespace()
-        .map(|p| p.parse().unwrap())
-        .collect();
+    let v = run_child(args);
     Measured {
         seconds: v[0],
         rss_mib: v[1],
@@ -132,15 +118,7 @@ fn child_write(args: &[String]) {
     let begun = Instant::now();
     let writer = AtlasWriter::create(dir, WriterConfig::default()).unwrap();
     for d in start..end {
-        let mut ds = writer.add_dataset(&format!("d{d:07}")).unwrap();
-        let values: Vec<f32> = (0..LEN).map(|i| (d * 100 + i) as f32).collect();
-        ds.define_array::<f32>("value", vec!["level".into()], &[LEN as u64], None, None)
-            .unwrap();
-        ds.write_array("value", &[0], &[LEN as u64], &values)
-            .unwrap();
-        ds.set_attribute("platform", Attr::Int64(d as i64));
-        ds.set_attribute("site", Attr::String(format!("site {}", d % 50)));
-        ds.finish().unwrap();
+        add_dataset(&writer, d);
     }
     writer.finish().unwrap();
     report(begun);
@@ -157,16 +135,10 @@ fn child_merge(args: &[String]) {
 /// Seconds, peak RSS (MiB), bytes read and written through syscalls.
 fn report(begun: Instant) {
     let seconds = begun.elapsed().as_secs_f64();
-    let field = |file: &str, key: &str| -> f64 {
-        std::fs::read_to_string(file)
-            .unwrap()
-            .lines()
-            .find_map(|l| l.strip_prefix(key))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .unwrap()
-    };
-    let rss = field("/proc/self/status", "VmHWM:") / 1024.0;
-    let read = field("/proc/self/io", "rchar:");
-    let written = field("/proc/self/io", "wchar:");
-    println!("{seconds} {rss} {read} {written}");
+    let rss = own("status", "VmHWM:") / 1024.0;
+    println!(
+        "{seconds} {rss} {} {}",
+        own("io", "rchar:"),
+        own("io", "wchar:")
+    );
 }

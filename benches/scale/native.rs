@@ -20,10 +20,11 @@
 //! /proc/self/io).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
-const LEN: usize = 24;
+#[path = "../common/mod.rs"]
+mod common;
+use common::{add_dataset, own, run_child, values, LEN};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -80,23 +81,9 @@ struct Measured {
 
 /// Runs one reader in a child process and takes what it measured.
 fn measure(mode: &str, dir: &Path, name: &str) -> Measured {
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new(exe)
-        .args([mode, &dir.display().to_string(), name])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{mode}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
-    let fields: Vec<f64> = text
-        .split_whitespace()
-        .map(|p| p.parse().unwrap())
-        .collect();
+    let fields = run_child(&[mode, &dir.display().to_string(), name]);
     let [ms, rss_mib, cpu_ms, read_calls, bytes_read] = fields[..] else {
-        panic!("{mode} printed {text:?}")
+        panic!("{mode} printed {fields:?}")
     };
     Measured {
         ms,
@@ -167,33 +154,15 @@ fn on_cpu_ms() -> f64 {
 
 /// This process's read calls and bytes read so far (`syscr`, `rchar`).
 fn io() -> (u64, u64) {
-    let io = std::fs::read_to_string("/proc/self/io").unwrap();
-    let field = |key: &str| -> u64 {
-        io.lines()
-            .find_map(|l| l.strip_prefix(key))
-            .and_then(|v| v.trim().parse().ok())
-            .unwrap()
-    };
-    (field("syscr:"), field("rchar:"))
+    (own("io", "syscr:") as u64, own("io", "rchar:") as u64)
 }
 
 fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let kib: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap();
-    kib / 1024.0
+    own("status", "VmHWM:") / 1024.0
 }
 
 fn collection_dir(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/tmp/scale-v1/{name}"))
-}
-
-/// The `value`s of dataset `d`, as both writers write them.
-fn values(d: usize) -> Vec<f32> {
-    (0..LEN).map(|i| (d * 100 + i) as f32).collect()
 }
 
 /// The collection of `n` datasets, written by our writer once, with its
@@ -217,14 +186,7 @@ fn collection_by_ours(n: usize, block: Option<usize>) -> PathBuf {
     }
     let writer = AtlasWriter::create(&dir, config).unwrap();
     for d in 0..n {
-        let mut ds = writer.add_dataset(&format!("d{d:07}")).unwrap();
-        ds.define_array::<f32>("value", vec!["level".into()], &[LEN as u64], None, None)
-            .unwrap();
-        ds.write_array("value", &[0], &[LEN as u64], &values(d))
-            .unwrap();
-        ds.set_attribute("platform", atlas_wasm::Attr::Int64(d as i64));
-        ds.set_attribute("site", atlas_wasm::Attr::String(format!("site {}", d % 50)));
-        ds.finish().unwrap();
+        add_dataset(&writer, d);
     }
     writer.finish().unwrap();
     dir
