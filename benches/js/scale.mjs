@@ -6,7 +6,7 @@
 // collection footer.
 //
 //   bash benches/scale/run.sh                      # everything, in one run
-//   node benches/js/scale.mjs [--runs 3] [--sizes 1000,1000000] [--writers atlas-rust,atlas-wasm,atlas-wasm-64k] [--latency 0]
+//   node benches/js/scale.mjs [--runs 3] [--sizes 1000,1000000] [--writers atlas-rust,atlas-wasm,atlas-wasm-64k] [--latency 0] [--probe 524288]
 //
 // The collections are benches/scale/native.rs's (target/tmp/scale-v1/{n}
 // by atlas-rust, ours-{n} by our writer, ours-64k-{n} with 64 KiB blocks). js/dist must be built (bash
@@ -23,14 +23,14 @@ const MiB = 2 ** 20;
 const dist = process.env.ATLAS_WASM_DIST ? resolve(process.env.ATLAS_WASM_DIST) : fileURLToPath(new URL("../../js/dist", import.meta.url));
 const LEN = 24;
 
-if (argv[0] === "--child") await child(argv[1], argv[2]);
+if (argv[0] === "--child") await child(argv[1], argv[2], Number(argv[3]));
 else await compare();
 
 /** One Node run: open, read one dataset, report time and peak RSS. */
-async function child(url, name) {
+async function child(url, name, probe) {
   const { Atlas } = await import(join(dist, "node.js"));
   const started = performance.now();
-  const atlas = await Atlas.open(url);
+  const atlas = await Atlas.open(url, probe ? { tailProbeBytes: probe } : {});
   const read = await atlas.dataset(name).read("value");
   const ms = performance.now() - started;
   check(read.data, name);
@@ -41,7 +41,7 @@ async function child(url, name) {
   console.log(JSON.stringify({ ms, rss: kib * 1024 }));
 }
 
-/** Dataset `dNNNNNNN` holds `d * 100 + i` as float32 (benches/scale/native.rs). */
+/** Dataset `dNNNNNNN` holds `d * 100 + i` as float32 (benches/common/mod.rs). */
 function check(data, name) {
   const d = Number(name.slice(1));
   if (data.length !== LEN || data.some((v, i) => v !== Math.fround(d * 100 + i))) throw new Error(`wrong values for ${name}`);
@@ -55,6 +55,8 @@ async function compare() {
   const sizes = option("sizes", "1000,1000000").split(",").map(Number);
   const writers = option("writers", "atlas-rust,atlas-wasm,atlas-wasm-64k").split(",");
   const latency = Number(option("latency", 0));
+  // The open's first read (`tailProbeBytes`); 0 keeps the default, 64 KiB.
+  const probe = Number(option("probe", 0));
   const collections = fileURLToPath(new URL("../../target/tmp/scale-v1/", import.meta.url));
 
   // The page and the collections under one origin.
@@ -81,9 +83,9 @@ async function compare() {
         const browser = [];
         for (let run = 0; run < runs; run++) {
           server.reset();
-          const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), "--child", url, name]);
+          const { stdout } = await promisify(execFile)(process.execPath, [fileURLToPath(import.meta.url), "--child", url, name, String(probe)]);
           node.push({ ...JSON.parse(stdout), requests: server.stats.requests, bytes: server.stats.bytes });
-          browser.push(await inChromium(chromium, server, dir, name));
+          browser.push(await inChromium(chromium, server, dir, name, probe));
         }
         rows.push({ n, writer, container, node: median(node), chromium: median(browser) });
         process.stderr.write(`  ${n} (${writer}) done\n`);
@@ -94,7 +96,7 @@ async function compare() {
     rmSync(root, { recursive: true, force: true });
   }
   const first = rows[0];
-  console.log(`#### Open and one first read over HTTP, ${latency} ms per request, default options (medians of ${runs})\n`);
+  console.log(`#### Open and one first read over HTTP, ${latency} ms per request, ${probe ? `tailProbeBytes ${probe}` : "default options"} (medians of ${runs})\n`);
   console.log("| datasets | written by | container | runtime | ms | requests | bytes | peak RSS | RSS to the first row |");
   console.log("|---:|---|---:|---|---:|---:|---:|---:|---:|");
   for (const r of rows) {
@@ -111,7 +113,7 @@ async function compare() {
  * every renderer under this process, whose only browser is this one; the
  * page's is the largest).
  */
-async function inChromium(chromium, server, dir, name) {
+async function inChromium(chromium, server, dir, name, probe) {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
     args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
@@ -122,16 +124,16 @@ async function inChromium(chromium, server, dir, name) {
     await page.waitForFunction(() => document.title === "ready");
     server.reset();
     const { ms, values } = await page.evaluate(
-      async ({ dir, name }) => {
+      async ({ dir, name, probe }) => {
         const { Atlas } = window.atlasWasm;
         const started = performance.now();
-        const atlas = await Atlas.open(new URL(`./scale/${dir}/`, location.href).href);
+        const atlas = await Atlas.open(new URL(`./scale/${dir}/`, location.href).href, probe ? { tailProbeBytes: probe } : {});
         const read = await atlas.dataset(name).read("value");
         const ms = performance.now() - started;
         await atlas.close();
         return { ms, values: Array.from(read.data) };
       },
-      { dir, name },
+      { dir, name, probe },
     );
     check(values, name);
     const measured = { ms, requests: server.stats.requests, bytes: server.stats.bytes, rss: rendererPeak(process.pid) };
