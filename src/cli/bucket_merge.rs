@@ -20,7 +20,9 @@ use crate::{Atlas, ByteSource, Error, Result};
 use super::bucket::{replace_container, upload_collection, Bucket};
 use super::s3_copy::{PartObject, S3Bucket, S3Container};
 
-/// Bytes that went through this process to and from buckets.
+/// What a merge keeps of the buckets it reads: the requests to its parts
+/// (the bytes that went through this process) and their containers (the
+/// ETags their reads pinned, which the store's copies must match).
 #[derive(Default)]
 pub(crate) struct Traffic {
     logs: Vec<RequestLog>,
