@@ -17,10 +17,11 @@ cargo clippy --workspace --all-features --all-targets -- -D warnings
 echo "== rustdoc, warnings denied (every public item documented, links resolve)"
 RUSTDOCFLAGS="-D warnings" cargo doc --all-features --no-deps --lib
 
-echo "== clippy for wasm32-unknown-unknown: the reader, the decode module, the Atria module"
-for features in "" "--features decode-module" "--features atria"; do
-  # shellcheck disable=SC2086 # an empty set of features is no argument
-  cargo clippy --lib --target wasm32-unknown-unknown $features -- -D warnings
+echo "== clippy for wasm32-unknown-unknown: the core (with and without Atria) and each module's crate"
+cargo clippy -p atlas-wasm --lib --target wasm32-unknown-unknown -- -D warnings
+cargo clippy -p atlas-wasm --lib --target wasm32-unknown-unknown --features atria -- -D warnings
+for package in atlas-wasm-js atlas-wasm-collection atlas-wasm-atria atlas-wasm-decode; do
+  cargo clippy -p "$package" --lib --target wasm32-unknown-unknown -- -D warnings
 done
 
 echo "== native tests and doc tests (core, interop with atlas-rust and atlas-python, writer, CLI)"

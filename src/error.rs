@@ -181,7 +181,7 @@ impl Error {
 
     /// A [`CorruptCollection`](Error::CorruptCollection) error: a damaged
     /// ATLAS container (Atria's damaged caches are `atria::Error::Corrupt`).
-    pub(crate) fn corrupt_collection(message: impl Into<String>) -> Self {
+    pub fn corrupt_collection(message: impl Into<String>) -> Self {
         Error::CorruptCollection(message.into())
     }
 }

@@ -93,7 +93,10 @@
 //! - The reader ([`Atlas`], [`DatasetView`], [`ReadOptions`] and the value
 //!   types), re-exported here from the private `read` module.
 //! - [`write`](mod@write) (feature `writer`) and [`ingest`] (feature `netcdf`).
-//! - `wasm` (wasm32 only): the bindings behind the npm package.
+//! - `atria` (feature `atria`): readers of Atria's dataset caches.
+//!
+//! The npm package's wasm modules are crates of their own under `bindings/`,
+//! each built on this crate's public API and adding only what it exports.
 
 #![warn(missing_docs)]
 // One `Arc` type serves both targets: natively the shared state is `Send + Sync`
@@ -115,9 +118,6 @@ mod nd;
 pub(crate) mod pytext;
 mod read;
 pub mod source;
-#[cfg(target_arch = "wasm32")]
-#[doc(hidden)]
-pub mod wasm;
 #[cfg(feature = "writer")]
 pub mod write;
 
@@ -126,8 +126,8 @@ pub use format::dtype::DType;
 pub use format::footer::Codec;
 pub use format::value::{ArrayStats, Attr, FillValue, StatValue};
 pub use read::{
-    AcrossRequest, ArrayData, ArrayLayout, ArrayMetaView, Atlas, BlockDecoder, CompressedBlock,
-    DatasetView, Element, NdArray, ReadOptions, SchemaView, Skipped, StackSink, Stacked,
-    StackedLayout, TimestampNs, TypedArray,
+    AcrossRequest, ArrayData, ArrayLayout, ArrayMetaView, Atlas, BlockDecoder, CollectionStats,
+    CompressedBlock, DatasetView, Element, NdArray, ReadOptions, SchemaView, Skipped, StackSink,
+    Stacked, StackedLayout, TimestampNs, TypedArray,
 };
 pub use source::{ByteSource, MemorySource, Tail};

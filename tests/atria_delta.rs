@@ -382,7 +382,6 @@ fn kind(defect: &Defect) -> &'static str {
         Defect::OtherMember { .. } => "OtherMember",
         Defect::NoShard => "NoShard",
         Defect::SplitMissing => "SplitMissing",
-        _ => "unknown",
     }
 }
 

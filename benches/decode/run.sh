@@ -8,8 +8,8 @@
 # Makes 1,000 NetCDF files of float32 [90, 180] temperature fields, turns them
 # into a collection with atlas-python's `atlas create`, extracts its zstd
 # blocks (benches/decode/native, which also times the native
-# decoders), then for each option builds the decode module (feature
-# `decode-module`: `decodeBlock` alone, the decoder the npm package's decode
+# decoders), then for each option builds the decode module (crate
+# bindings/decode: `decodeBlock` alone, the decoder the npm package's decode
 # pool runs), runs wasm-opt from npm's binaryen and times `decodeBlock` in
 # Node. Needs clang (libzstd for wasm32), atlas-python, `npm ci` in js/.
 # Results: $work/results.jsonl.
@@ -65,11 +65,11 @@ for option in "${options[@]}"; do
   [ -z "$wanted" ] || [[ " $wanted " == *" $name "* ]] || continue
   echo "== $name: cargo build $cargo_args ${cflags:+(C: $cflags)}" >&2
   # shellcheck disable=SC2086 # the arguments are split on purpose
-  CFLAGS_wasm32_unknown_unknown="$cflags" cargo build --quiet --lib --target wasm32-unknown-unknown --profile wasm-release --features decode-module $cargo_args
+  CFLAGS_wasm32_unknown_unknown="$cflags" cargo build --quiet -p atlas-wasm-decode --lib --target wasm32-unknown-unknown --profile wasm-release $cargo_args
   out="$work/wasm/$name"
   rm -rf "$out" && mkdir -p "$out"
   wasm-bindgen --target web --out-dir "$out" --out-name atlas_decode \
-    "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm.wasm"
+    "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm_decode.wasm"
   mv "$out/atlas_decode_bg.wasm" "$out/unoptimised.wasm"
   for level in $levels; do
     converge=(); [ "$level" = -O3 ] || converge=(--converge)

@@ -3,9 +3,11 @@
 # `libzstd`), its wasm-bindgen glue (--target web), wasm-opt -O3 from npm's
 # binaryen (Debian's binaryen corrupts this output), and the facade. Prints
 # the gzipped size of the .wasm, which must stay <= 180 KB (180,000 bytes).
-# Then the same for the entry `atlas-wasm/atria`: the crate again with
-# feature `atria`, as a second module (atria_wasm_bg.wasm) so that the
-# core's does not grow; its size is printed, not budgeted (docs/atria.md).
+# Each module is a crate of its own under bindings/ that adds what it
+# exports: the core (bindings/collection), the decode pool's
+# (bindings/decode) and the entry `atlas-wasm/atria`'s (bindings/atria,
+# atria_wasm_bg.wasm, so that the core's does not grow); the last two are
+# printed, not budgeted (docs/atria.md).
 # Why libzstd, Rust at opt-level "z" and libzstd at 3 (Cargo.toml) and -O3:
 # docs/benchmarks.md, "Block decoding in wasm" and "Why Rust at opt-level "z"".
 #
@@ -45,10 +47,10 @@ source "$js/scripts/zstd-sys-wasm32.sh"
 # out of the shipped module (and its bytes out of the size budget).
 registry="${CARGO_HOME:-$HOME/.cargo}/registry/src"
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=crates --remap-path-prefix=$root=atlas-wasm" \
-  cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd "${patched_zstd[@]}"
+  cargo build --manifest-path "$root/Cargo.toml" -p atlas-wasm-collection --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd "${patched_zstd[@]}"
 rm -rf "$js/pkg" "$js/dist"
 wasm-bindgen --target web --out-dir "$js/pkg" --out-name atlas_wasm \
-  "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm.wasm"
+  "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm_collection.wasm"
 
 mkdir -p "$js/dist"
 # Rust's wasm32 target emits these proposals by default; wasm-opt must be told.
@@ -57,12 +59,14 @@ mkdir -p "$js/dist"
 # faster (less code for V8 to compile); --low-memory-unused is safe for Rust's
 # layout (docs/benchmarks.md, "The wasm-opt flags").
 # Each module's flags follow `drop_shim_exports` (zstd-sys-wasm32.sh says why).
-# The core at -Os: 1 KB gzip less than -O3, and no slower (docs/benchmarks.md,
-# "The wasm-opt flags"); the decode and Atria modules, not budgeted, at -O3.
+# The core at -Os, and with -ocimfs=20: the module split into crates
+# (bindings/) grew it 3.8 KB gzip at 200, which inlining less wins back
+# (docs/benchmarks.md, "The wasm-opt flags"); the decode and Atria modules,
+# not budgeted, at -O3 -ocimfs=200.
 wasm_opt_flags=(--low-memory-unused --converge --strip-producers --strip-target-features
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-reference-types --enable-multivalue)
-"$wasm_opt" "${drop_shim_exports[@]}" -Os -ocimfs=200 "${wasm_opt_flags[@]}" "$js/pkg/atlas_wasm_bg.wasm" -o "$js/dist/atlas_wasm_bg.wasm"
+"$wasm_opt" "${drop_shim_exports[@]}" -Os -ocimfs=20 "${wasm_opt_flags[@]}" "$js/pkg/atlas_wasm_bg.wasm" -o "$js/dist/atlas_wasm_bg.wasm"
 cp "$js/pkg/atlas_wasm.js" "$js"/src/*.js "$js"/src/*.d.ts "$js/dist/"
 
 raw=$(wc -c < "$js/dist/atlas_wasm_bg.wasm")
@@ -77,21 +81,20 @@ fi
 # (profile wasm-decode, opt-level 3; docs/benchmarks.md, "The decode module").
 # Not budgeted: it loads when a collection's first read starts, not at open.
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=crates --remap-path-prefix=$root=atlas-wasm" \
-  cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-decode --features decode-module,libzstd "${patched_zstd[@]}"
+  cargo build --manifest-path "$root/Cargo.toml" -p atlas-wasm-decode --lib --target wasm32-unknown-unknown --profile wasm-decode --features libzstd "${patched_zstd[@]}"
 wasm-bindgen --target web --out-dir "$js/pkg/decode" --out-name atlas_decode \
-  "$target/wasm32-unknown-unknown/wasm-decode/atlas_wasm.wasm"
+  "$target/wasm32-unknown-unknown/wasm-decode/atlas_wasm_decode.wasm"
 "$wasm_opt" "${drop_shim_exports[@]}" -O3 "${wasm_opt_flags[@]}" "$js/pkg/decode/atlas_decode_bg.wasm" -o "$js/dist/atlas_decode_bg.wasm"
 cp "$js/pkg/decode/atlas_decode.js" "$js/dist/"
 raw=$(wc -c < "$js/dist/atlas_decode_bg.wasm")
 gz=$(gzip -9 -c "$js/dist/atlas_decode_bg.wasm" | wc -c)
 echo "atlas_decode_bg.wasm (the decode pool's): $raw bytes, $gz bytes gzip -9 ($(( (gz + 1023) / 1024 )) KiB)"
 
-# The Atria module. Cargo writes both builds to the same atlas_wasm.wasm, so
-# each is taken through wasm-bindgen before the next is built.
+# The Atria module.
 CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="--remap-path-prefix=$registry=crates --remap-path-prefix=$root=atlas-wasm" \
-  cargo build --manifest-path "$root/Cargo.toml" --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd,atria "${patched_zstd[@]}"
+  cargo build --manifest-path "$root/Cargo.toml" -p atlas-wasm-atria --lib --target wasm32-unknown-unknown --profile wasm-release --features libzstd "${patched_zstd[@]}"
 wasm-bindgen --target web --out-dir "$js/pkg/atria" --out-name atria_wasm \
-  "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm.wasm"
+  "$target/wasm32-unknown-unknown/wasm-release/atlas_wasm_atria.wasm"
 "$wasm_opt" "${drop_shim_exports[@]}" -O3 -ocimfs=200 "${wasm_opt_flags[@]}" "$js/pkg/atria/atria_wasm_bg.wasm" -o "$js/dist/atria_wasm_bg.wasm"
 cp "$js/pkg/atria/atria_wasm.js" "$js/dist/"
 raw=$(wc -c < "$js/dist/atria_wasm_bg.wasm")

@@ -1,6 +1,6 @@
 /**
  * The public API: `Atlas`, `Dataset`, `AtlasError`. Each method is a thin
- * call into the wasm handles (`src/wasm/handle.rs`); what lives here is what
+ * call into the wasm handles (`bindings/collection/src/handle.rs`); what lives here is what
  * is idiomatic only in JavaScript: URLs, sources, `AbortSignal`, getters.
  *
  * The wasm module is initialised on the first `Atlas.open`, by whichever

@@ -1,5 +1,5 @@
 // Types of the entry atlas-wasm/atria. The implementation is js/src/atria.js
-// over the wasm handles of src/wasm/atria.rs; docs/js-api.md ("Atria caches")
+// over the wasm handles of bindings/atria; docs/js-api.md ("Atria caches")
 // and docs/atria.md explain each call.
 import type { AtlasErrorCode, ArrayValues, R2BucketLike, Source, UrlOptions } from "./index.js";
 

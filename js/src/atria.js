@@ -4,7 +4,7 @@
  * Atria dataset caches (a Delta Lake table with WebDataset TAR pointers, or
  * datadings msgpack shards) read through the package's sources. Every
  * answer comes from the Rust readers (`atlas_wasm::atria`) in a wasm module
- * of their own (`atria_wasm_bg.wasm`), through `src/wasm/atria.rs`; what
+ * of their own (`atria_wasm_bg.wasm`), through `bindings/atria`; what
  * lives here is what is idiomatic only in JavaScript: URLs, sources,
  * `AbortSignal`, the async iterator.
  *
@@ -238,7 +238,7 @@ export class ParquetFile {
   }
 }
 
-/** The store object `src/wasm/atria/store.rs` calls: `open(path)` and `list(dir)`. */
+/** The store object `bindings/atria/src/store.rs` calls: `open(path)` and `list(dir)`. */
 function storeOf(target, options) {
   if (typeof target === "string" || target instanceof URL) return urlStore(target, options);
   expect(target !== null && typeof target === "object" && typeof target.source === "function", "AtriaCache.open takes a URL or {source: (relativePath) => source, list?}");

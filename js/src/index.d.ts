@@ -1,5 +1,5 @@
 // Types of the atlas-wasm package. The implementation is js/src/*.js over
-// the wasm handles of src/wasm/; docs/js-api.md explains each call.
+// the wasm handles of bindings/collection; docs/js-api.md explains each call.
 
 /** Stable error codes: the Rust core's `Error::code()`s, then the Atria readers' own (`atria::Error`). */
 export type AtlasErrorCode =

@@ -7,7 +7,7 @@
  * needed.
  *
  * The wasm side calls `pool.decode(codec, bytes, uncompressedSize, wanted)`
- * for each block (`src/wasm/decoder.rs`) and checks what comes back. A block
+ * for each block (`bindings/collection/src/decoder.rs`) and checks what comes back. A block
  * goes to the least busy ready worker; while none is ready, or with none
  * asked for, `decode` answers `undefined` and the core decodes the block in
  * place, with the same libzstd (docs/benchmarks.md, "The decode module": decoding on

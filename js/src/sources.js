@@ -1,6 +1,6 @@
 /**
  * Sources in memory and in Blobs, and the one shape every source takes
- * before it reaches the core (`src/wasm/source.rs`):
+ * before it reaches the core (`bindings/js/src/source.rs`):
  *
  *     readTail(length, signal) -> Promise<{bytes: Bytes, size: number}>
  *     read(offset, length, signal) -> Promise<Bytes>
@@ -105,7 +105,7 @@ export function toSource(source, role) {
 /**
  * The reporter behind `onProgress` for one read. The core tells it, before
  * the first request, the ranges its plan will ask `data` for
- * (`planned([offset, length, ...])`, src/wasm/task.rs); each counts in as it
+ * (`planned([offset, length, ...])`, bindings/collection/src/values.rs); each counts in as it
  * arrives. `total` never changes after the first report, `loaded` reaches it
  * when the read succeeds, and nothing is reported after `finish()`.
  */

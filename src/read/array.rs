@@ -64,7 +64,7 @@ impl ArrayData {
     }
 
     /// Builds typed elements from little-endian bytes of a fixed-width `dtype`.
-    pub(crate) fn from_le_bytes(dtype: &DType, bytes: &[u8]) -> Result<ArrayData> {
+    pub fn from_le_bytes(dtype: &DType, bytes: &[u8]) -> Result<ArrayData> {
         fn each<T: LeElement>(bytes: &[u8]) -> Vec<T> {
             decode_elements(bytes).collect()
         }

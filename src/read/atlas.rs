@@ -229,7 +229,7 @@ impl Atlas {
 
     /// [`array_stats`](Self::array_stats) with the dtype each bound came
     /// from, for hosts that show a bound by its type (JavaScript).
-    pub(crate) async fn collection_stats(&self, array: &str) -> Result<Option<CollectionStats>> {
+    pub async fn collection_stats(&self, array: &str) -> Result<Option<CollectionStats>> {
         stats::merge(&self.handle, array).await
     }
 

@@ -302,9 +302,10 @@ impl DatasetView {
     }
 
     /// [`read_array`](Self::read_array) into `sink`, as a stack of one part
-    /// (`[1, window...]`): the wasm binding fills a JavaScript typed array
-    /// with no copy of the answer in between. Answers the frame it gave `sink`.
-    pub(crate) async fn read_array_into<S: StackSink>(
+    /// (`[1, window...]`): the collection module fills a JavaScript typed
+    /// array so, with no copy of the answer in between. Answers the frame it
+    /// gave `sink`.
+    pub async fn read_array_into<S: StackSink>(
         &self,
         array: &str,
         start: &[u64],

@@ -49,3 +49,4 @@ pub use dataset::{ArrayLayout, ArrayMetaView, DatasetView, SchemaView};
 pub use decode::{BlockDecoder, CompressedBlock};
 pub use options::ReadOptions;
 pub use sink::{Skipped, StackSink, Stacked, StackedLayout};
+pub use stats::CollectionStats;

@@ -43,30 +43,14 @@ impl std::fmt::Debug for ReadOptions {
     }
 }
 
-/// How a numeric option given by name sets its field.
-#[cfg(any(
-    test,
-    all(
-        target_arch = "wasm32",
-        not(any(feature = "atria", feature = "decode-module"))
-    )
-))]
-type Setter = fn(&mut ReadOptions, u64);
-
-// Only the reader's bindings parse options by name.
-#[cfg(any(
-    test,
-    all(
-        target_arch = "wasm32",
-        not(any(feature = "atria", feature = "decode-module"))
-    )
-))]
 impl ReadOptions {
-    /// Every numeric option by the name JavaScript gives it: the one list the
-    /// bindings parse (`wasm/handle.rs`) and the npm package's `OpenOptions`
-    /// type (`js/src/index.d.ts`) is held to by a test below. The facade
-    /// passes its options object through, so it lists none of them.
-    pub(crate) const BY_JS_NAME: [(&'static str, Setter); 5] = [
+    /// Every numeric option by the name JavaScript gives it, with how it
+    /// sets its field: the one list the collection module parses
+    /// (`bindings/collection`) and the npm package's `OpenOptions` type
+    /// (`js/src/index.d.ts`) is held to by a test below. The facade passes
+    /// its options object through, so it lists none of them.
+    #[allow(clippy::type_complexity)]
+    pub const BY_JS_NAME: [(&'static str, fn(&mut ReadOptions, u64)); 5] = [
         ("cacheBytes", |o, v| o.cache_bytes = v),
         ("maxConcurrency", |o, v| {
             o.max_concurrency = usize::try_from(v).unwrap_or(usize::MAX).max(1)

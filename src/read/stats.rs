@@ -16,10 +16,13 @@ use crate::read::handle::Handle;
 /// from: a bound carries no dtype of its own, and a caller that shows it
 /// (JS picks a number or a BigInt, a string or bytes) needs one.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct CollectionStats {
-    pub(crate) stats: ArrayStats,
-    pub(crate) min_dtype: Option<DType>,
-    pub(crate) max_dtype: Option<DType>,
+pub struct CollectionStats {
+    /// The merged statistics.
+    pub stats: ArrayStats,
+    /// The dtype of the dataset whose minimum `stats.min` is.
+    pub min_dtype: Option<DType>,
+    /// The dtype of the dataset whose maximum `stats.max` is.
+    pub max_dtype: Option<DType>,
 }
 
 /// Folds the statistics of every live dataset that holds `array`; `None`

@@ -1,5 +1,5 @@
 //! wasm-bindgen tests of atlas-wasm compiled to wasm32: the core against
-//! the interop fixtures, and the bindings of `src/wasm/` against JavaScript
+//! the interop fixtures, and the collection module's bindings against JavaScript
 //! sources. The tests live in `tests/`; this library is empty.
 //!
 //! Run in this directory, with nothing set in the environment:

@@ -1,11 +1,13 @@
-//! The bindings of `src/wasm/`: JavaScript sources through the core, abort
+//! The collection module's bindings (`bindings/collection`, over
+//! `bindings/js`): JavaScript sources through the core, abort
 //! on drop, errors with codes, and the exported handles' typed answers.
 #![cfg(target_arch = "wasm32")]
 
 use std::sync::Arc;
 
-use atlas_wasm::wasm::{AtlasHandle, JsByteSource, JsSource};
 use atlas_wasm::{Atlas, ByteSource, Error, MemorySource};
+use atlas_wasm_collection::AtlasHandle;
+use atlas_wasm_js::{JsByteSource, JsSource};
 use futures_util::future::{ready, select, Either};
 use js_sys::{Array, Function, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;

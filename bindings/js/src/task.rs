@@ -3,45 +3,32 @@
 //! Abort drops the core's future, so nothing more is asked of the sources on
 //! the call's behalf; a source read that only this call awaited is aborted
 //! too (see `source.rs`). A read's progress reporter travels with its answer
-//! (`convert::JsStack`), which the core tells what the read will request.
+//! (the collection module's `JsStack`), which the core tells what the read
+//! will request.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
+use atlas_wasm::Error;
 use futures_util::future::{select, Either};
 use js_sys::{Function, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-#[cfg(feature = "atria")]
-use super::error::atria_to_js as call_error_to_js;
-#[cfg(not(feature = "atria"))]
-use super::error::to_js as call_error_to_js;
-use crate::error::{Error, Result};
+use crate::error::{error_class, to_js};
 
-#[wasm_bindgen]
-extern "C" {
-    /// The facade's progress reporter for one read: told the planned ranges
-    /// as `[offset, length, offset, length, ...]`.
-    #[derive(Clone)]
-    pub type Reporter;
+/// One boxed future type for every call, so the code below exists once. Its
+/// error is already in its JavaScript form: each module gives its own
+/// errors' (the core's, or Atria's).
+type Call = Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>;
 
-    #[wasm_bindgen(method)]
-    pub(crate) fn planned(this: &Reporter, ranges: &[f64]);
-}
-
-/// The error of this module's calls: the core's, or in the Atria module
-/// (feature `atria`, whose calls are all the Atria readers') Atria's own.
-#[cfg(not(feature = "atria"))]
-type CallError = Error;
-#[cfg(feature = "atria")]
-type CallError = crate::atria::Error;
-
-/// One boxed future type for every call, so the code below exists once.
-type Call = Pin<Box<dyn Future<Output = Result<JsValue, CallError>>>>;
+/// A module's call before its error is in JavaScript form: boxed by the
+/// module, so that [`spawn_abortable`] exists once per error type, not once
+/// per call.
+pub type ModuleCall<E> = Pin<Box<dyn Future<Output = Result<JsValue, E>>>>;
 
 /// A call's future, polled from JavaScript rather than from wasm-bindgen's
 /// microtask queue.
@@ -101,7 +88,7 @@ impl Task {
             Poll::Pending => Ok(false),
             Poll::Ready(result) => {
                 self.finish();
-                self.value = Some(result.map_err(call_error_to_js)?);
+                self.value = Some(result?);
                 Ok(true)
             }
         }
@@ -112,7 +99,7 @@ impl Task {
     /// and returns the `Aborted` error to reject with.
     pub fn abort(&mut self) -> JsValue {
         self.finish();
-        super::error::to_js(Error::Aborted)
+        to_js(Error::Aborted)
     }
 
     /// The value of a finished call.
@@ -175,10 +162,10 @@ fn settle(call: Call, abort: Option<Promise>) -> Promise {
         // Not under the facade (the wasm-bindgen tests): wasm-bindgen's own queue.
         return wasm_bindgen_futures::future_to_promise(async move {
             match abort {
-                None => call.await.map_err(call_error_to_js),
+                None => call.await,
                 Some(abort) => match select(call, JsFuture::from(abort)).await {
-                    Either::Left((result, _)) => result.map_err(call_error_to_js),
-                    Either::Right(_) => Err(super::error::to_js(Error::Aborted)),
+                    Either::Left((result, _)) => result,
+                    Either::Right(_) => Err(to_js(Error::Aborted)),
                 },
             }
         });
@@ -196,7 +183,7 @@ fn settle(call: Call, abort: Option<Promise>) -> Promise {
     let take_panic = PANIC_READER.with(Clone::clone);
     let args = js_sys::Array::of4(
         &task.into(),
-        &super::error::error_class(),
+        &error_class(),
         &take_panic,
         &abort.map_or(JsValue::UNDEFINED, JsValue::from),
     );
@@ -225,10 +212,13 @@ pub fn panic_inside_call() -> Promise {
 }
 
 /// Runs `call`, which `abort` (an `AbortSignal`'s promise) may cut short,
-/// on the JavaScript event loop: a promise of its value or of its error.
-pub(crate) fn spawn_abortable(
-    call: impl Future<Output = Result<JsValue, CallError>> + 'static,
+/// on the JavaScript event loop: a promise of its value or of its error in
+/// JavaScript form (`to_js`: [`to_js`] for the core's errors, the Atria
+/// module's own for Atria's).
+pub fn spawn_abortable<E: 'static>(
+    call: ModuleCall<E>,
+    to_js: fn(E) -> JsValue,
     abort: Option<Promise>,
 ) -> Promise {
-    settle(Box::pin(call), abort)
+    settle(Box::pin(async move { call.await.map_err(to_js) }), abort)
 }

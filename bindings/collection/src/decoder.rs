@@ -4,23 +4,21 @@
 //! `(codec, bytes, uncompressedSize, wanted) => Promise<Uint8Array> | undefined`.
 //! The facade's pool (`js/src/pool.js`) answers with a promise when it posts
 //! the bytes to a worker, whose instance of the decode module runs
-//! `decodeBlock` (block.rs), and with `undefined` while no worker is ready:
+//! `decodeBlock` (`bindings/decode`), and with `undefined` while no worker is ready:
 //! then the block is decoded here. What comes back is checked here too: a
 //! worker is code we did not run.
 
 use std::future::ready;
 use std::sync::Arc;
 
+use atlas_wasm::format::segment::CodecId;
+use atlas_wasm::source::SourceFuture;
+use atlas_wasm::{BlockDecoder, CompressedBlock, Error, Result};
+use atlas_wasm_js::error::from_js;
 use js_sys::{Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-
-use super::error::from_js;
-use crate::error::{Error, Result};
-use crate::format::segment::CodecId;
-use crate::read::{BlockDecoder, CompressedBlock};
-use crate::source::SourceFuture;
 
 /// The decoder the options ask for: their `decode` key, when it is a function.
 pub(crate) fn from_options(options: &JsValue) -> Option<Arc<dyn BlockDecoder>> {

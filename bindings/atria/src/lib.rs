@@ -1,32 +1,47 @@
-//! The `#[wasm_bindgen]` layer under the npm entry `atlas-wasm/atria`
-//! (feature `atria`; built as a module of its own by js/scripts/build.sh, so
-//! that the core module does not grow).
+//! The module of the npm entry `atlas-wasm/atria`, `atria_wasm_bg.wasm`: a
+//! module of its own (js/scripts/build.sh), so that the core module does not
+//! grow, and without the collection classes, which it never calls.
 //!
-//! Thin on purpose, as the core's: every answer comes from
-//! [`AtriaCache`] and [`Split`]; this module moves values across the
-//! boundary. The facade `js/src/atria.js` wraps the classes exported
-//! here: `AtriaCacheHandle`, `AtriaSplitHandle` and `ParquetHandle`.
+//! Thin on purpose, as the collection module: every answer comes from
+//! [`AtriaCache`] and [`Split`]; this crate moves values across the
+//! boundary, with what every module shares from `atlas-wasm-js`. The facade
+//! `js/src/atria.js` wraps the classes exported here: `AtriaCacheHandle`,
+//! `AtriaSplitHandle` and `ParquetHandle`.
 //!
 //! | File | What crosses |
 //! |---|---|
-//! | `atria/store.rs` | one Atria [`Store`](crate::atria::Store) over a JS object |
-//! | `atria/values.rs` | records, rows, numpy values and pointer checks as JS values |
-//! | `atria/parquet.rs` | `ParquetHandle`: one parquet file by range |
+//! | `store.rs` | one Atria [`Store`](atlas_wasm::atria::Store) over a JS object |
+//! | `values.rs` | records, rows, numpy values and pointer checks as JS values |
+//! | `parquet.rs` | `ParquetHandle`: one parquet file by range |
+#![cfg(target_arch = "wasm32")]
+// Byte sources are `?Send` on wasm32 and the program has one thread, so an
+// `Arc` of one is simply a shared pointer.
+#![allow(clippy::arc_with_non_send_sync)]
 
 mod parquet;
 mod store;
 mod values;
 
+use std::future::Future;
 use std::rc::Rc;
 
+use atlas_wasm::atria::{AtriaCache, Error, Split};
+use atlas_wasm_js::error::js_error;
+use atlas_wasm_js::whole;
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-use super::task::spawn_abortable as spawn;
-use super::whole;
-use crate::atria::{AtriaCache, Split};
-
 use store::{JsStore, JsStoreObject};
+
+/// Runs one call of these classes (see [`atlas_wasm_js::task`]): a promise
+/// of its value, or of its error as an `AtriaError` with Atria's code.
+fn spawn(
+    call: impl Future<Output = Result<JsValue, Error>> + 'static,
+    abort: Option<Promise>,
+) -> Promise {
+    let to_js = |error: Error| js_error(&error.to_string(), error.code(), error.http_status());
+    atlas_wasm_js::task::spawn_abortable(Box::pin(call), to_js, abort)
+}
 
 /// One open Atria cache (a config directory).
 #[wasm_bindgen]

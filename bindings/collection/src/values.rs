@@ -1,125 +1,26 @@
-//! Core values as JavaScript values.
-//!
-//! Elements become the matching typed array (copied out of wasm memory, so
-//! they outlive the handle). 64-bit integers become `BigInt`, everything
-//! narrower a `number`. Where a value has no type of its own (a fill value,
+//! The collection's values as JavaScript values: attributes, statistics,
+//! layouts, schemas, and a read's answer written straight into its typed
+//! array ([`JsStack`]). Where a value has no type of its own (a fill value,
 //! a statistics bound), it takes the JavaScript type of its array's elements.
-// The Atria module uses only the generic helpers here.
-#![cfg_attr(feature = "atria", allow(dead_code))]
 
+use atlas_wasm::{
+    ArrayData, ArrayLayout, ArrayStats, Attr, CollectionStats, DType, Error, FillValue, Result,
+    SchemaView, StackSink, StackedLayout, StatValue,
+};
+use atlas_wasm_js::convert::{bytes, is_wide, keyed, list, numbers, object};
 use indexmap::IndexMap;
-use js_sys::{Array, BigInt, Object, Reflect};
+use js_sys::{Array, BigInt, Reflect};
 use wasm_bindgen::prelude::*;
 
-use super::task::Reporter;
-use crate::error::{Error, Result};
-use crate::format::dtype::DType;
-use crate::format::value::{ArrayStats, Attr, FillValue, StatValue};
-use crate::read::stats::CollectionStats;
-#[cfg(feature = "atria")]
-use crate::read::NdArray;
-use crate::read::{ArrayData, ArrayLayout, SchemaView, StackSink, StackedLayout};
+#[wasm_bindgen]
+extern "C" {
+    /// The facade's progress reporter for one read: told the planned ranges
+    /// as `[offset, length, offset, length, ...]`.
+    #[derive(Clone)]
+    pub type Reporter;
 
-/// An object with fixed, trusted keys.
-pub(crate) fn object(pairs: &[(&str, JsValue)]) -> JsValue {
-    let out = Object::new();
-    for (key, value) in pairs {
-        let _ = Reflect::set(&out, &JsValue::from_str(key), value);
-    }
-    out.into()
-}
-
-/// An object keyed by names from the collection. A key named `__proto__`
-/// is defined, not set (setting it would replace the prototype), so it is a
-/// key like any other. Set one by one, not by `Object.fromEntries`: that
-/// took 7 ms for a thousand keys in a fresh Node process, a loop 0.8 ms.
-pub(crate) fn keyed(pairs: impl IntoIterator<Item = (String, JsValue)>) -> JsValue {
-    let (keys, values): (Vec<String>, Vec<JsValue>) = pairs.into_iter().unzip();
-    let out = Object::new();
-    for ((name, key), value) in keys.iter().zip(strings(&keys)).zip(values) {
-        if name == "__proto__" {
-            let own = object(&[
-                ("value", value),
-                ("enumerable", true.into()),
-                ("writable", true.into()),
-                ("configurable", true.into()),
-            ]);
-            Object::define_property(&out, &key, own.unchecked_ref());
-        } else {
-            let _ = Reflect::set(&out, &key, &value);
-        }
-    }
-    out.into()
-}
-
-/// JavaScript strings of `items`, decoded from UTF-8 in one call and
-/// sliced: a catalogue's thousand names cost a thousand decoder calls one
-/// by one, 12 ms of a cold first call (docs/benchmarks.md, "The catalogue (W1): where its time goes").
-pub(crate) fn strings(items: &[impl AsRef<str>]) -> impl Iterator<Item = JsValue> + '_ {
-    let all = js_sys::JsString::from(items.iter().map(AsRef::as_ref).collect::<String>());
-    let mut at = 0;
-    items.iter().map(move |item| {
-        let item = item.as_ref();
-        // JavaScript strings index by UTF-16 unit.
-        let units = if item.is_ascii() {
-            item.len()
-        } else {
-            item.encode_utf16().count()
-        };
-        let piece = all.slice(at, at + units as u32);
-        at += units as u32;
-        piece.into()
-    })
-}
-
-fn list<T>(items: impl IntoIterator<Item = T>, one: impl Fn(T) -> JsValue) -> JsValue {
-    items.into_iter().map(one).collect::<Array>().into()
-}
-
-fn numbers(values: &[u64]) -> JsValue {
-    list(values, |&v| JsValue::from(v as f64))
-}
-
-fn bytes(b: &[u8]) -> JsValue {
-    js_sys::Uint8Array::from(b).into()
-}
-
-/// Elements of this type are `BigInt`s in JavaScript.
-fn is_wide(dtype: &DType) -> bool {
-    matches!(dtype, DType::Int64 | DType::UInt64 | DType::TimestampNs)
-}
-
-/// `{dtype, shape, data}` (the Atria module's arrays; a read of a
-/// collection fills its typed array through [`JsStack`]).
-#[cfg(feature = "atria")]
-pub(crate) fn array(nd: NdArray) -> JsValue {
-    object(&[
-        ("dtype", nd.dtype.name().into()),
-        ("shape", numbers(&nd.shape)),
-        ("data", data(nd.data)),
-    ])
-}
-
-#[cfg(feature = "atria")]
-fn data(data: ArrayData) -> JsValue {
-    use js_sys::*;
-    match data {
-        ArrayData::Bool(v) => {
-            Uint8Array::from(&v.into_iter().map(u8::from).collect::<Vec<_>>()[..]).into()
-        }
-        ArrayData::Int8(v) => Int8Array::from(&v[..]).into(),
-        ArrayData::Int16(v) => Int16Array::from(&v[..]).into(),
-        ArrayData::Int32(v) => Int32Array::from(&v[..]).into(),
-        ArrayData::Int64(v) | ArrayData::TimestampNs(v) => BigInt64Array::from(&v[..]).into(),
-        ArrayData::UInt8(v) => Uint8Array::from(&v[..]).into(),
-        ArrayData::UInt16(v) => Uint16Array::from(&v[..]).into(),
-        ArrayData::UInt32(v) => Uint32Array::from(&v[..]).into(),
-        ArrayData::UInt64(v) => BigUint64Array::from(&v[..]).into(),
-        ArrayData::Float32(v) => Float32Array::from(&v[..]).into(),
-        ArrayData::Float64(v) => Float64Array::from(&v[..]).into(),
-        ArrayData::String(v) => list(v, JsValue::from),
-        ArrayData::Binary(v) => list(v, |b| bytes(&b)),
-    }
+    #[wasm_bindgen(method)]
+    pub(crate) fn planned(this: &Reporter, ranges: &[f64]);
 }
 
 /// An attribute value: numbers, `BigInt` for 64-bit integers, strings,
@@ -364,7 +265,7 @@ impl StackSink for JsStack {
             (&self.bytes, dtype.element_size(), *dtype == DType::Bool)
         else {
             // Booleans are normalised to 0 and 1 on the way.
-            return self.append(crate::read::ArrayData::from_le_bytes(dtype, part)?);
+            return self.append(ArrayData::from_le_bytes(dtype, part)?);
         };
         let len = (part.len() / width) as u64;
         let from = u64::from(self.filled);

@@ -1,19 +1,19 @@
 //! `decodeBlock`, the one export of the decode module
-//! (`atlas_decode_bg.wasm`, feature `decode-module`), which the npm
-//! package's decode pool runs on its workers (the calling thread decodes in
-//! the core): libzstd and lz4 alone, built for speed rather than size
-//! (docs/benchmarks.md, "The decode module").
+//! (`atlas_decode_bg.wasm`), which the npm package's decode pool runs on its
+//! workers (the calling thread decodes in the core): libzstd and lz4 alone,
+//! built for speed rather than size (docs/benchmarks.md, "The decode module").
+//! It needs nothing of what the other modules share (`atlas-wasm-js`), and
+//! takes none of it: its caller is the pool, which passes on an error's
+//! message and code.
+#![cfg(target_arch = "wasm32")]
 
 use std::cell::RefCell;
 
-use js_sys::Uint8Array;
+use atlas_wasm::format::codec::decompress_prefix;
+use atlas_wasm::format::segment::CodecId;
+use atlas_wasm::{Error, Result};
+use js_sys::{Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
-
-use super::error::to_js;
-use super::whole;
-use crate::error::Result;
-use crate::format::codec::decompress_prefix;
-use crate::format::segment::CodecId;
 
 thread_local! {
     /// The last block decoded, which `decodeBlock`'s answer views.
@@ -41,7 +41,11 @@ pub fn decode_block(
         let codec = codec.map_or(CodecId::None, CodecId::Named);
         decompress_prefix(&codec, bytes, size, wanted)
     };
-    let decoded = run().map_err(to_js)?;
+    let decoded = run().map_err(|error| {
+        let thrown = js_sys::Error::new(&error.to_string());
+        let _ = Reflect::set(&thrown, &"code".into(), &error.code().into());
+        JsValue::from(thrown)
+    })?;
     DECODED.with(|kept| {
         let mut kept = kept.borrow_mut();
         *kept = decoded;
@@ -49,4 +53,16 @@ pub fn decode_block(
         // call; nothing in this module allocates before the caller copies it.
         Ok(unsafe { Uint8Array::view(&kept) })
     })
+}
+
+/// A size the pool passed on from the core: whole, and exact in a JavaScript number.
+fn whole(value: f64, what: &str) -> Result<u64> {
+    const MAX_SAFE: f64 = ((1u64 << 53) - 1) as f64;
+    if value.fract() == 0.0 && (0.0..=MAX_SAFE).contains(&value) {
+        Ok(value as u64)
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "{what} must be a whole number >= 0"
+        )))
+    }
 }

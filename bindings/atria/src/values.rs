@@ -6,13 +6,12 @@
 //! exact (|v| <= 2^53 - 1), `BigInt`s beyond; bytes are `Uint8Array`s; numpy
 //! values are `{dtype, shape, data}` as the core's reads answer them.
 
+use atlas_wasm::atria::{Check, Defect, MemberRef, Sample, Value};
+use atlas_wasm_js::convert::{array, keyed, object};
 use js_sys::{Array, BigInt, Map, Uint8Array};
 use wasm_bindgen::prelude::*;
 
-use crate::atria::{Check, Defect, MemberRef, Sample, Value};
-use crate::wasm::convert::{array, keyed, object};
-
-const MAX_SAFE: i64 = crate::wasm::MAX_SAFE as i64;
+const MAX_SAFE: i64 = atlas_wasm_js::MAX_SAFE as i64;
 
 /// `value` as a plain JavaScript value.
 pub(crate) fn value(value: Value) -> JsValue {

@@ -3,7 +3,7 @@
 //! The facade (`js/src/atria.js`) hands over an object with
 //!
 //! ```text
-//! open(relativePath) -> source      (the shape src/wasm/source.rs reads)
+//! open(relativePath) -> source      (the shape atlas-wasm-js's source.rs reads)
 //! list(dir) -> Promise<string[] | null>
 //! ```
 //!
@@ -13,15 +13,14 @@
 
 use std::sync::Arc;
 
+use atlas_wasm::atria::Store;
+use atlas_wasm::source::{ByteSource, SourceFuture};
+use atlas_wasm::{Error, Result};
+use atlas_wasm_js::error::from_js;
+use atlas_wasm_js::{JsByteSource, JsSource};
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-
-use crate::atria::Store;
-use crate::error::{Error, Result};
-use crate::source::{ByteSource, SourceFuture};
-use crate::wasm::error::from_js;
-use crate::wasm::{JsByteSource, JsSource};
 
 #[wasm_bindgen]
 extern "C" {

@@ -1,23 +1,20 @@
 //! Errors across the boundary.
 //!
-//! Out: every [`Error`] becomes an instance of the facade's `AtlasError`
-//! class, built as `new AtlasError(message, code)` where `code` is
-//! [`Error::code`]; in the Atria module, every `atria::Error` an instance
-//! of `AtriaError`, its code from `atria::Error::code`. In: a source written
+//! Out: every [`Error`] becomes an instance of the class the facade
+//! registers (`AtlasError`; the Atria module's `AtriaError`), built as
+//! `new AtlasError(message, code)` where `code` is [`Error::code`]; the
+//! Atria module passes its own errors' codes to [`js_error`]. In: a source written
 //! in JavaScript throws `AtlasError`s too, and their `code` picks the
 //! core's variant, so "object missing" stays [`Error::NotFound`] on its way
 //! through the core (a code only an Atria reader gives is no source's, and
 //! comes in as `Io`).
-
-// The decode module uses only `to_js`.
-#![cfg_attr(feature = "decode-module", allow(dead_code))]
 
 use std::cell::RefCell;
 
 use js_sys::{Array, Function, Reflect};
 use wasm_bindgen::prelude::*;
 
-use crate::error::Error;
+use atlas_wasm::Error;
 
 thread_local! {
     static ERROR_CLASS: RefCell<Option<Function>> = const { RefCell::new(None) };
@@ -35,19 +32,13 @@ pub(crate) fn error_class() -> JsValue {
 }
 
 /// The JavaScript form of `error`.
-pub(crate) fn to_js(error: Error) -> JsValue {
-    js_error(&error.to_string(), error.code(), error.http_status())
-}
-
-/// The JavaScript form of an Atria reader's `error`.
-#[cfg(feature = "atria")]
-pub(crate) fn atria_to_js(error: crate::atria::Error) -> JsValue {
+pub fn to_js(error: Error) -> JsValue {
     js_error(&error.to_string(), error.code(), error.http_status())
 }
 
 /// `new AtlasError(message, code, {status})`, or a plain `Error` carrying
 /// `code` (and `status`) before the facade has registered its class.
-fn js_error(message: &str, code: &str, status: Option<u16>) -> JsValue {
+pub fn js_error(message: &str, code: &str, status: Option<u16>) -> JsValue {
     let options = js_sys::Object::new();
     if let Some(status) = status {
         let _ = Reflect::set(&options, &"status".into(), &status.into());
@@ -70,7 +61,7 @@ fn js_error(message: &str, code: &str, status: Option<u16>) -> JsValue {
 /// The core error for what a JavaScript source threw. Our own sources throw
 /// `AtlasError`s whose `code` (and `status`) is kept; anything else is
 /// [`Error::Io`] naming the source.
-pub(crate) fn from_js(thrown: &JsValue, source: &str) -> Error {
+pub fn from_js(thrown: &JsValue, source: &str) -> Error {
     let text = |key: &str| {
         Reflect::get(thrown, &key.into())
             .ok()
@@ -91,12 +82,4 @@ pub(crate) fn from_js(thrown: &JsValue, source: &str) -> Error {
         .and_then(|code| Error::from_code(&code, message.clone(), status))
         // A user's source failing in its own words: say which source it was.
         .unwrap_or_else(|| Error::Io(format!("{source}: {message}")))
-}
-
-/// The error of a call on a closed handle.
-#[cfg(not(feature = "atria"))] // the collection classes use it
-pub(crate) fn closed() -> JsValue {
-    to_js(Error::InvalidArgument(
-        "the collection was closed; open it again".into(),
-    ))
 }

@@ -4,12 +4,12 @@
 use std::rc::Rc;
 use std::sync::Arc;
 
+use atlas_wasm::atria::parquet::ParquetFile;
+use atlas_wasm_js::{whole, JsByteSource, JsSource};
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::{spawn, values, whole};
-use crate::atria::parquet::ParquetFile;
-use crate::wasm::{JsByteSource, JsSource};
+use crate::{spawn, values};
 
 /// One open parquet file: its footer read, row groups read on demand.
 #[wasm_bindgen]

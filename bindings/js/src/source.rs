@@ -21,15 +21,15 @@
 
 use std::ops::Range;
 
+use atlas_wasm::source::{ByteSource, SourceFuture, Tail};
+use atlas_wasm::{Error, Result};
 use js_sys::{Array, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortController, AbortSignal};
 
-use super::error::from_js;
-use super::MAX_SAFE;
-use crate::error::{Error, Result};
-use crate::source::{ByteSource, SourceFuture, Tail};
+use crate::error::from_js;
+use crate::MAX_SAFE;
 
 #[wasm_bindgen]
 extern "C" {

@@ -6,23 +6,38 @@
 //! holds datasets; their later calls fail with a clear error.
 
 use std::cell::RefCell;
+use std::future::Future;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use atlas_wasm::{
+    AcrossRequest, Atlas, ByteSource, DType, DatasetView, Error, ReadOptions, Result,
+};
+use atlas_wasm_js::convert::{object, strings};
+use atlas_wasm_js::error::to_js;
+use atlas_wasm_js::{whole, JsByteSource, JsSource};
 use js_sys::{Array, Promise};
 use wasm_bindgen::prelude::*;
 
-use super::convert::{self, object};
-use super::error::{closed, to_js};
-use super::source::{JsByteSource, JsSource};
-use super::task::{spawn_abortable, Reporter};
-use super::whole;
-use crate::error::{Error, Result};
-use crate::format::dtype::DType;
-use crate::read::{AcrossRequest, Atlas, DatasetView, ReadOptions};
-use crate::source::ByteSource;
+use crate::values::{self, JsStack, Reporter};
 
 type Slot = Rc<RefCell<Option<Atlas>>>;
+
+/// Runs one call of these classes (see [`atlas_wasm_js::task`]): a promise
+/// of its value, or of its error as an `AtlasError`.
+fn spawn_abortable(
+    call: impl Future<Output = Result<JsValue>> + 'static,
+    abort: Option<Promise>,
+) -> Promise {
+    atlas_wasm_js::task::spawn_abortable(Box::pin(call), to_js, abort)
+}
+
+/// The error of a call on a closed handle.
+fn closed() -> JsValue {
+    to_js(Error::InvalidArgument(
+        "the collection was closed; open it again".into(),
+    ))
+}
 
 /// Window corners from JavaScript; absent means empty (the whole array).
 fn axes(values: Option<Vec<f64>>, what: &str) -> Result<Vec<u64>> {
@@ -50,7 +65,7 @@ fn read_options(options: &JsValue) -> Result<ReadOptions> {
             .ok_or_else(|| Error::InvalidArgument(format!("option {key} must be a number")))?;
         set(&mut out, whole(number, key)?);
     }
-    out.decoder = super::decoder::from_options(options);
+    out.decoder = crate::decoder::from_options(options);
     Ok(out)
 }
 
@@ -103,7 +118,7 @@ impl AtlasHandle {
 
     #[wasm_bindgen(js_name = listDatasets)]
     pub fn list_datasets(&self) -> std::result::Result<Array, JsValue> {
-        Ok(convert::strings(&self.atlas()?.list_datasets()).collect())
+        Ok(strings(&self.atlas()?.list_datasets()).collect())
     }
 
     #[wasm_bindgen(js_name = listArrays)]
@@ -145,7 +160,7 @@ impl AtlasHandle {
             Ok(atlas
                 .collection_stats(&array)
                 .await?
-                .map_or(JsValue::NULL, |merged| convert::collection_stats(&merged)))
+                .map_or(JsValue::NULL, |merged| values::collection_stats(&merged)))
         };
         Ok(spawn_abortable(call, abort))
     }
@@ -163,7 +178,7 @@ impl AtlasHandle {
             let out: js_sys::Array = each
                 .iter()
                 .map(|s| {
-                    let entry = convert::stats(s, dtype_of(&atlas, &s.name, &array).as_ref());
+                    let entry = values::stats(s, dtype_of(&atlas, &s.name, &array).as_ref());
                     let _ =
                         js_sys::Reflect::set(&entry, &"dataset".into(), &s.name.as_str().into());
                     entry
@@ -185,7 +200,7 @@ impl AtlasHandle {
         let atlas = self.atlas()?;
         let call = async move {
             let values = atlas.attributes_by_dataset(array.as_deref(), &key).await?;
-            Ok(convert::attrs(values))
+            Ok(values::attrs(values))
         };
         Ok(spawn_abortable(call, abort))
     }
@@ -213,7 +228,7 @@ impl AtlasHandle {
                 shape: axes(shape, "shape")?,
                 skip_mismatched: skip,
             };
-            let mut stack = convert::JsStack::reporting(on_progress);
+            let mut stack = JsStack::reporting(on_progress);
             let layout = atlas
                 .read_stacked_into(&array, &request, &mut stack)
                 .await?;
@@ -266,7 +281,7 @@ impl DatasetHandle {
 
     /// `{arrays: [{name, dtype, attributes}], attributes}`. No I/O.
     pub fn schema(&self) -> std::result::Result<JsValue, JsValue> {
-        Ok(convert::schema(self.view()?.schema()))
+        Ok(values::schema(self.view()?.schema()))
     }
 
     #[wasm_bindgen(js_name = listArrays)]
@@ -287,7 +302,7 @@ impl DatasetHandle {
                 .array_meta(&array)
                 .map(|m| m.dtype().clone())
                 .unwrap_or(DType::Binary);
-            Ok(convert::layout(&layout, &dtype))
+            Ok(values::layout(&layout, &dtype))
         };
         Ok(spawn_abortable(call, abort))
     }
@@ -304,14 +319,14 @@ impl DatasetHandle {
                 return Ok(JsValue::NULL);
             };
             let dtype = view.array_meta(&array).map(|m| m.dtype().clone());
-            Ok(convert::stats(&stats, dtype.as_ref()))
+            Ok(values::stats(&stats, dtype.as_ref()))
         };
         Ok(spawn_abortable(call, abort))
     }
 
     pub fn attributes(&self, abort: Option<Promise>) -> std::result::Result<Promise, JsValue> {
         let view = self.view()?;
-        let call = async move { Ok(convert::attrs(view.attributes().await?)) };
+        let call = async move { Ok(values::attrs(view.attributes().await?)) };
         Ok(spawn_abortable(call, abort))
     }
 
@@ -322,7 +337,7 @@ impl DatasetHandle {
         abort: Option<Promise>,
     ) -> std::result::Result<Promise, JsValue> {
         let view = self.view()?;
-        let call = async move { Ok(convert::attrs(view.array_attributes(&array).await?)) };
+        let call = async move { Ok(values::attrs(view.array_attributes(&array).await?)) };
         Ok(spawn_abortable(call, abort))
     }
 
@@ -339,7 +354,7 @@ impl DatasetHandle {
         let view = self.view()?;
         let call = async move {
             let (start, shape) = (axes(start, "start")?, axes(shape, "shape")?);
-            let mut answer = convert::JsStack::reporting(on_progress);
+            let mut answer = JsStack::reporting(on_progress);
             let layout = view
                 .read_array_into(&array, &start, &shape, &mut answer)
                 .await?;
