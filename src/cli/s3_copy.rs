@@ -1,4 +1,4 @@
-//! A merged container put in an S3-compatible bucket (S3, R2, MinIO) as
+//! A merged container put in an S3-compatible bucket (S3, MinIO; not R2) as
 //! one multipart upload in which the store copies the parts' long runs of
 //! blocks itself (UploadPartCopy), so only footers pass through the merger.
 //!
@@ -43,7 +43,8 @@ pub(crate) struct S3Bucket {
 
 impl S3Bucket {
     /// The bucket of `location` (`s3://bucket/...`), or `None` where the
-    /// store cannot copy ranges this way (S3 Express).
+    /// store cannot take a container made of copies (S3 Express, R2: see
+    /// [`copies_ranges`]).
     pub(crate) fn open(location: &str) -> Result<Option<S3Bucket>> {
         let config = |e: object_store::Error| Error::InvalidArgument(format!("{location}: {e}"));
         let mut builder = AmazonS3Builder::new().with_url(location);
@@ -75,6 +76,9 @@ impl S3Bucket {
             (None, true) => format!("https://{name}.s3.{region}.amazonaws.com"),
             (None, false) => format!("https://s3.{region}.amazonaws.com/{name}"),
         };
+        if !copies_ranges(&endpoint) {
+            return Ok(None);
+        }
         let store = builder
             .with_client_options(client.clone())
             .build()
@@ -481,9 +485,43 @@ fn store_error(e: object_store::Error, path: &Path) -> Error {
     Error::Io(format!("{path}: {e}"))
 }
 
+/// Whether the store at `endpoint` takes a multipart upload whose parts
+/// differ in size, as a container of copied runs and new bytes has them.
+/// R2 does not: every part but the last must be the same size there
+/// (developers.cloudflare.com/r2/objects/multipart-objects), so a merge
+/// into R2 is written as one into GCS or Azure is (every byte through the
+/// merger, uploaded in equal parts).
+fn copies_ranges(endpoint: &str) -> bool {
+    let host = url::Url::parse(endpoint)
+        .ok()
+        .and_then(|url| url.host_str().map(str::to_ascii_lowercase));
+    !host.is_some_and(|host| {
+        host == "r2.cloudflarestorage.com" || host.ends_with(".r2.cloudflarestorage.com")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn r2_is_merged_without_copies_and_other_stores_with() {
+        for r2 in [
+            "https://0123abcd.r2.cloudflarestorage.com/bucket",
+            "https://0123abcd.eu.r2.cloudflarestorage.com/bucket",
+            "https://bucket.0123abcd.R2.cloudflarestorage.com",
+        ] {
+            assert!(!copies_ranges(r2), "{r2}");
+        }
+        for other in [
+            "https://s3.us-east-1.amazonaws.com/bucket",
+            "http://127.0.0.1:9000/bucket",
+            "https://r2.cloudflarestorage.com.example.org/bucket",
+            "not a url",
+        ] {
+            assert!(copies_ranges(other), "{other}");
+        }
+    }
 
     #[test]
     fn a_copy_answer_gives_its_etag_or_nothing() {
