@@ -14,6 +14,11 @@ cargo fmt --all -- --check
 echo "== clippy, every target and feature, warnings denied"
 cargo clippy --workspace --all-features --all-targets -- -D warnings
 
+echo "== clippy for the feature sets users build alone (what --all-features hides: code only one feature uses)"
+for features in "" writer cli; do
+  cargo clippy --lib --bins --features "$features" -- -D warnings
+done
+
 echo "== rustdoc, warnings denied (every public item documented, links resolve)"
 RUSTDOCFLAGS="-D warnings" cargo doc --all-features --no-deps --lib
 

@@ -143,7 +143,8 @@ pub(crate) type ReadAt = Box<dyn Fn(u64, &mut [u8]) -> Result<()>>;
 pub(crate) enum PartBytes {
     /// A local file, which the OS copies file to file.
     File(File),
-    /// Anything else, by range.
+    /// Anything else, by range (a part in a bucket: feature `cloud`).
+    #[cfg_attr(not(feature = "cloud"), allow(dead_code))]
     Ranges(ReadAt),
 }
 
@@ -152,7 +153,9 @@ pub(crate) enum PartBytes {
 pub(crate) struct MergePart {
     /// The part as named on the command line, in errors.
     pub(crate) name: String,
-    /// Its place in the merge's list of parts.
+    /// Its place in the merge's list of parts (a bucket merge's copies
+    /// find their part's source by it: feature `cloud`).
+    #[cfg_attr(not(feature = "cloud"), allow(dead_code))]
     pub(crate) index: usize,
     atlas: Atlas,
     bytes: PartBytes,
@@ -178,6 +181,7 @@ impl MergePart {
 
     /// A local directory, or a collection already opened elsewhere whose
     /// container `read_at` reads. `index` is the part's place in the merge.
+    #[cfg_attr(not(feature = "cloud"), allow(dead_code))]
     pub(crate) fn new(name: String, index: usize, atlas: Atlas, bytes: PartBytes) -> MergePart {
         MergePart {
             name,
@@ -188,7 +192,8 @@ impl MergePart {
         }
     }
 
-    /// A local directory.
+    /// A local directory (the CLI's `atlas merge`: feature `cli`).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))]
     pub(crate) fn local(path: &Path, index: usize) -> Result<MergePart> {
         Ok(MergePart {
             index,
@@ -401,7 +406,10 @@ fn declaring<'a>(part: &'a MergePart, variable: &str) -> HashMap<&'a str, u32> {
         .collect()
 }
 
-/// Writes the merged container to `out`; the caller makes it visible.
+/// Writes the merged container to `out`; the caller makes it visible. A
+/// local merge goes through [`merge_parts`]; a bucket merge (feature
+/// `cloud`) calls this with its own `Container`.
+#[cfg_attr(not(feature = "cloud"), allow(dead_code))]
 pub(crate) fn write_container(
     parts: &[MergePart],
     out: &mut impl Container,
