@@ -303,8 +303,8 @@ impl DatasetView {
 
     /// [`read_array`](Self::read_array) into `sink`, as a stack of one part
     /// (`[1, window...]`): the collection module fills a JavaScript typed
-    /// array so, with no copy of the answer in between. Answers the frame it
-    /// gave `sink`.
+    /// array this way, with no copy of the answer in between. Answers the
+    /// frame it gave `sink`.
     pub async fn read_array_into<S: StackSink>(
         &self,
         array: &str,
