@@ -15,7 +15,7 @@ use crate::format::container::{encode_header, FORMAT_VERSION, HEADER_SIZE};
 use crate::format::dtype::DType;
 use crate::format::footer::{CollectionFooter, VariableEntry, DATASET_ATTRS_VARIABLE};
 use crate::format::value::{Attr, FillValue};
-use crate::write::durable::io_at;
+use crate::write::durable::{io_at, Writeback};
 use crate::write::element::{Cells, WriteElement};
 use crate::write::install::{install, now_ms, write_footer, WorkDir};
 use crate::write::interner::Interner;
@@ -166,6 +166,7 @@ impl AtlasWriter {
         out.write_all(&encode_header())?;
         let mut offset = HEADER_SIZE;
         let mut variables = Vec::with_capacity(state.variables.len());
+        let mut writeback = Writeback::default();
         for (name, variable) in std::mem::take(&mut state.variables) {
             // Only datasets dropped unfinished declared this one: nothing
             // can reach it, so it is left out (atlas-rust fails here).
@@ -174,6 +175,7 @@ impl AtlasWriter {
             };
             out.flush()?;
             let len = variable.finish(out.get_mut())?;
+            writeback.wrote(out.get_ref(), len);
             variables.push(VariableEntry {
                 name: index,
                 seg_offset: offset,

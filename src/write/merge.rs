@@ -25,7 +25,7 @@ use crate::format::segment::{
     SEGMENT_TRAILER_SIZE, SEGMENT_VERSION,
 };
 use crate::read::Atlas;
-use crate::write::durable::io_at;
+use crate::write::durable::{io_at, Writeback};
 use crate::write::install::{
     at_once, install, now_ms, write_footer, write_segment_footer, WorkDir,
 };
@@ -89,7 +89,10 @@ pub(crate) fn merge_parts(
         let work = WorkDir::create(dest)?;
         let staging = work.staging();
         let file = File::create(&staging).map_err(|e| io_at(e, &staging))?;
-        let mut out = LocalContainer(BufWriter::with_capacity(1 << 20, file));
+        let mut out = LocalContainer(
+            BufWriter::with_capacity(1 << 20, file),
+            Writeback::default(),
+        );
         let summary = write(parts, plan, &mut out, &mut progress)?;
         let file = out.0.into_inner().map_err(|e| Error::Io(e.to_string()))?;
         file.sync_all()?;
@@ -111,8 +114,8 @@ pub(crate) trait Container: Write {
     fn copy_from(&mut self, part: &MergePart, offset: u64, len: u64) -> Result<()>;
 }
 
-/// A local file.
-struct LocalContainer(BufWriter<File>);
+/// A local file, written back to disk as the copies go.
+struct LocalContainer(BufWriter<File>, Writeback);
 
 impl Write for LocalContainer {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -125,10 +128,20 @@ impl Write for LocalContainer {
 
 impl Container for LocalContainer {
     fn copy_from(&mut self, part: &MergePart, offset: u64, len: u64) -> Result<()> {
-        match &part.bytes {
-            PartBytes::File(file) => copy_file(part, file, offset, len, &mut self.0),
-            PartBytes::Ranges(_) => part.copy_through(offset, len, &mut self.0),
+        let PartBytes::File(file) = &part.bytes else {
+            part.copy_through(offset, len, &mut self.0)?;
+            self.1.wrote(self.0.get_ref(), len);
+            return Ok(());
+        };
+        // In pieces, so the disk writes one while the next is copied.
+        let mut done = 0;
+        while done < len {
+            let n = (len - done).min(Writeback::EVERY);
+            copy_file(part, file, offset + done, n, &mut self.0)?;
+            self.1.wrote(self.0.get_ref(), n);
+            done += n;
         }
+        Ok(())
     }
 }
 
