@@ -12,6 +12,7 @@ starts a LocalCluster on this machine. See examples/README.md.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import uuid
 from pathlib import Path
@@ -67,8 +68,16 @@ def open_engine(args, plan):
             if args.scheduler:
                 client = stack.enter_context(Client(args.scheduler, timeout=args.connect_timeout))
             else:
+                # A task only waits on an `atlas` process, so workers as
+                # threads of this one lose nothing, and start in 0.03 s, not
+                # 0.4 s for processes (2 workers, one-off).
                 cluster = stack.enter_context(
-                    LocalCluster(n_workers=args.workers, threads_per_worker=1, dashboard_address=None)
+                    LocalCluster(
+                        n_workers=args.workers or os.cpu_count() or 1,
+                        threads_per_worker=1,
+                        processes=False,
+                        dashboard_address=None,
+                    )
                 )
                 client = stack.enter_context(Client(cluster))
         except (OSError, TimeoutError) as exc:
@@ -86,7 +95,7 @@ def arguments():
         "--scheduler", metavar="ADDRESS", help="Dask scheduler, e.g. tcp://host:8786 (default: a LocalCluster)"
     )
     p.add_argument(
-        "--workers", type=int, default=None, metavar="W", help="LocalCluster workers (default: Dask's choice)"
+        "--workers", type=int, default=None, metavar="W", help="LocalCluster workers (default: one per core)"
     )
     p.add_argument(
         "--connect-timeout", default="30s", metavar="T", help="how long to wait for the scheduler (default 30s)"
