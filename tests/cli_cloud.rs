@@ -17,9 +17,9 @@ use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
-use atlas_wasm::write::{AtlasWriter, WriterConfig};
 use buckets::{
-    free_port, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start, Emulator,
+    free_port, number, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start,
+    write_big_part, Emulator,
 };
 
 /// Starts `python -m moto.server` by the interpreter's real path, so the
@@ -192,39 +192,6 @@ fn a_killed_upload_leaves_the_old_collection_or_the_new_one() {
     assert_eq!(ok(atlas(port, &["ls", url])), new_seen);
     std::fs::remove_dir_all(&old).unwrap();
     std::fs::remove_dir_all(&new).unwrap();
-}
-
-/// Writes one dataset `name` with arrays `x` and `y` of `n` pseudo-random
-/// doubles each (zstd cannot shrink them) to `dir`.
-fn write_big_part(dir: &std::path::Path, name: &str, seed: u64, n: u64) {
-    let _ = std::fs::remove_dir_all(dir);
-    let w = AtlasWriter::create(dir, WriterConfig::default()).unwrap();
-    let mut ds = w.add_dataset(name).unwrap();
-    let mut state = seed;
-    for array in ["x", "y"] {
-        let values: Vec<f64> = (0..n)
-            .map(|_| {
-                // splitmix64: every bit varies.
-                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-                let mut z = state;
-                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-                f64::from_bits((z ^ (z >> 31)) >> 2)
-            })
-            .collect();
-        ds.define_array::<f64>(array, vec!["i".into()], &[n], Some(&[n / 8]), None)
-            .unwrap();
-        ds.write_array(array, &[0], &[n], &values).unwrap();
-    }
-    ds.finish().unwrap();
-    w.finish().unwrap();
-}
-
-fn number(json: &str, key: &str) -> u64 {
-    let value: serde_json::Value = serde_json::from_str(json).unwrap();
-    value[key]
-        .as_u64()
-        .unwrap_or_else(|| panic!("{key} in {json}"))
 }
 
 /// Parts in the bucket merged into the bucket: the store copies each part's

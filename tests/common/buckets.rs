@@ -1,9 +1,9 @@
 //! Shared by the bucket tests (`cli_cloud.rs` on moto, `cli_azure.rs` on
-//! Azurite, `cli_gcs.rs` on fake-gcs-server): an emulator on a free
-//! loopback port, stopped when dropped; a skip that CI treats as a
-//! failure; a small collection to put in a bucket; a command's output,
-//! checked; the round of calls that a collection in a bucket must answer
-//! as a local one does.
+//! Azurite, `cli_gcs.rs` on fake-gcs-server and on moto as GCS): an
+//! emulator on a free loopback port, stopped when dropped; a skip that CI
+//! treats as a failure; small and big collections to put in a bucket; a
+//! command's output, checked; the round of calls that a collection in a
+//! bucket must answer as a local one does.
 
 use std::net::{TcpListener, TcpStream};
 use std::ops::Range;
@@ -107,8 +107,7 @@ pub fn scratch(kind: &str, name: &str) -> PathBuf {
 /// `local` rewritten to `url`, where `ls`, `info` and `show` answer as they
 /// do locally; `get` reads a value and a fill; `rm` hides a dataset once
 /// (again is an error); and a rewrite back drops it. `atlas` runs the
-/// binary against the emulator. Not `cli_gcs.rs`'s: its emulator takes
-/// no writes from object_store.
+/// binary against the emulator.
 #[allow(dead_code)]
 pub fn reads_writes_and_hides_like_a_local_one(
     url: &str,
@@ -150,4 +149,40 @@ pub fn reads_writes_and_hides_like_a_local_one(
     let back = local.join("back");
     ok(atlas(&["rewrite", url, back.to_str().unwrap()]));
     assert_eq!(ok(atlas(&["ls", back.to_str().unwrap()])), "d1\nd2\n");
+}
+
+/// Writes one dataset `name` with arrays `x` and `y` of `n` pseudo-random
+/// doubles each (zstd cannot shrink them) to `dir`.
+#[allow(dead_code)]
+pub fn write_big_part(dir: &Path, name: &str, seed: u64, n: u64) {
+    let _ = std::fs::remove_dir_all(dir);
+    let w = AtlasWriter::create(dir, WriterConfig::default()).unwrap();
+    let mut ds = w.add_dataset(name).unwrap();
+    let mut state = seed;
+    for array in ["x", "y"] {
+        let values: Vec<f64> = (0..n)
+            .map(|_| {
+                // splitmix64: every bit varies.
+                state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                let mut z = state;
+                z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                f64::from_bits((z ^ (z >> 31)) >> 2)
+            })
+            .collect();
+        ds.define_array::<f64>(array, vec!["i".into()], &[n], Some(&[n / 8]), None)
+            .unwrap();
+        ds.write_array(array, &[0], &[n], &values).unwrap();
+    }
+    ds.finish().unwrap();
+    w.finish().unwrap();
+}
+
+/// The unsigned integer at `key` of the JSON object `json`.
+#[allow(dead_code)]
+pub fn number(json: &str, key: &str) -> u64 {
+    let value: serde_json::Value = serde_json::from_str(json).unwrap();
+    value[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key} in {json}"))
 }
