@@ -11,6 +11,8 @@
 
 #[path = "common/buckets.rs"]
 mod buckets;
+#[path = "common/interrupt.rs"]
+mod interrupt;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -21,6 +23,7 @@ use buckets::{
     free_port, number, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start,
     write_big_part, Emulator,
 };
+use interrupt::interrupt_at;
 
 /// Starts `python -m moto.server` by the interpreter's real path, so the
 /// child we hold is the server itself and not a launcher shim; or `None`
@@ -53,26 +56,37 @@ fn moto_or_skip() -> Option<Emulator> {
 
 /// Creates a bucket with one unsigned PUT, which moto accepts.
 fn create_bucket(port: u16, bucket: &str) {
+    unsigned(port, "PUT", &format!("/{bucket}"));
+}
+
+/// The answer to one unsigned request, asserted to be a 200.
+fn unsigned(port: u16, method: &str, target: &str) -> String {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(s, "PUT /{bucket} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
+    write!(s, "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n").unwrap();
     let mut answer = String::new();
     s.read_to_string(&mut answer).unwrap();
     assert!(
         answer.starts_with("HTTP/1.1 200") || answer.starts_with("HTTP/1.0 200"),
         "{answer}"
     );
+    answer
 }
 
-fn atlas(port: u16, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_atlas"))
+/// `atlas args`, talking to moto on `port`.
+fn atlas_command(port: u16, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_atlas"));
+    command
         .args(args)
         .env("AWS_ENDPOINT", format!("http://127.0.0.1:{port}"))
         .env("AWS_ALLOW_HTTP", "true")
         .env("AWS_ACCESS_KEY_ID", "testing")
         .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .env("AWS_REGION", "us-east-1")
-        .output()
-        .unwrap()
+        .env("AWS_REGION", "us-east-1");
+    command
+}
+
+fn atlas(port: u16, args: &[&str]) -> Output {
+    atlas_command(port, args).output().unwrap()
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -118,13 +132,7 @@ fn put_object(port: u16, key: &str, bytes: &[u8]) {
 
 /// Runs `atlas args` until it announces `step`, then SIGKILLs it.
 fn kill_atlas_at(port: u16, args: &[&str], step: &str) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_atlas"))
-        .args(args)
-        .env("AWS_ENDPOINT", format!("http://127.0.0.1:{port}"))
-        .env("AWS_ALLOW_HTTP", "true")
-        .env("AWS_ACCESS_KEY_ID", "testing")
-        .env("AWS_SECRET_ACCESS_KEY", "testing")
-        .env("AWS_REGION", "us-east-1")
+    let mut child = atlas_command(port, args)
         .env("ATLAS_WRITER_PAUSE_AT", step)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -281,6 +289,55 @@ fn merging_in_a_bucket_moves_only_footers_through_the_merger() {
         Some(1)
     );
     for dir in [p0, p1, here, back] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
+
+/// Ctrl-C while the store copies a merge's runs of blocks: the upload is
+/// aborted at the next part and its joined pieces removed, so the bucket
+/// holds no unfinished upload and nothing at the destination; exit 130.
+#[test]
+fn an_interrupted_merge_into_a_bucket_gives_its_upload_up() {
+    let Some(server) = moto_or_skip() else {
+        return;
+    };
+    let port = server.port;
+    create_bucket(port, "atlas");
+    let (p0, p1) = (scratch("stop-p0"), scratch("stop-p1"));
+    write_big_part(&p0, "a", 1, 800_000);
+    write_big_part(&p1, "b", 2, 800_000);
+    ok(atlas(
+        port,
+        &["rewrite", p0.to_str().unwrap(), "s3://atlas/parts/p0"],
+    ));
+    ok(atlas(
+        port,
+        &["rewrite", p1.to_str().unwrap(), "s3://atlas/parts/p1"],
+    ));
+    let merge = [
+        "merge",
+        "s3://atlas/parts/p0",
+        "s3://atlas/parts/p1",
+        "s3://atlas/stopped",
+    ];
+    let ended = interrupt_at(atlas_command(port, &merge), "bucket-part-placed");
+    assert_eq!(ended.status.code(), Some(130), "{}", ended.stderr);
+    assert!(
+        ended.stderr.contains("giving the upload up"),
+        "{}",
+        ended.stderr
+    );
+    assert!(!unsigned(port, "GET", "/atlas?uploads").contains("<Upload>"));
+    let keys = unsigned(port, "GET", "/atlas?list-type=2");
+    assert!(!keys.contains("stopped"), "{keys}");
+    assert_eq!(
+        atlas(port, &["ls", "s3://atlas/stopped"]).status.code(),
+        Some(1)
+    );
+    // The same merge, not interrupted, still works.
+    ok(atlas(port, &merge));
+    assert_eq!(ok(atlas(port, &["ls", "s3://atlas/stopped"])), "a\nb\n");
+    for dir in [p0, p1] {
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

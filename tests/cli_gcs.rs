@@ -20,6 +20,8 @@
 
 #[path = "common/buckets.rs"]
 mod buckets;
+#[path = "common/interrupt.rs"]
+mod interrupt;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -30,6 +32,7 @@ use buckets::{
     free_port, number, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start,
     write_big_part, Emulator,
 };
+use interrupt::interrupt_at;
 
 /// Starts fake-gcs-server in memory, or `None` after saying why the test is
 /// skipped.
@@ -96,16 +99,21 @@ fn put_collection(port: u16, dir: &Path, prefix: &str) {
     assert!(status.contains(" 200"), "{answer}");
 }
 
-fn atlas(port: u16, args: &[&str]) -> Output {
+/// `atlas args`, talking to the emulator on `port`.
+fn atlas_command(port: u16, args: &[&str]) -> Command {
     let key = format!(
         r#"{{"gcs_base_url":"http://127.0.0.1:{port}","disable_oauth":true,"client_email":"","private_key":"","private_key_id":""}}"#
     );
-    Command::new(env!("CARGO_BIN_EXE_atlas"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_atlas"));
+    command
         .args(args)
         .env("GOOGLE_SERVICE_ACCOUNT_KEY", key)
-        .env("GOOGLE_ALLOW_HTTP", "true")
-        .output()
-        .unwrap()
+        .env("GOOGLE_ALLOW_HTTP", "true");
+    command
+}
+
+fn atlas(port: u16, args: &[&str]) -> Output {
+    atlas_command(port, args).output().unwrap()
 }
 
 fn scratch(name: &str) -> PathBuf {
@@ -236,6 +244,28 @@ fn a_collection_in_google_cloud_storage_is_written_as_a_local_one() {
         let get = |c: &str| ok(atlas(port, &["get", c, name, array, "--format", "json"]));
         assert_eq!(get(url), get(here), "{name}/{array}");
     }
+
+    // Ctrl-C during the upload: given up at the next part, the local copy
+    // removed, nothing at the destination, no upload left open; exit 130.
+    let merge = [
+        "merge",
+        "gs://atlas/parts/p0",
+        "gs://atlas/parts/p1",
+        "gs://atlas/stopped",
+    ];
+    let ended = interrupt_at(atlas_command(port, &merge), "bucket-upload-sent");
+    assert_eq!(ended.status.code(), Some(130), "{}", ended.stderr);
+    let staged = std::env::temp_dir().join(format!("atlas-merge-{}", ended.pid));
+    assert!(!staged.exists(), "{}", staged.display());
+    let (status, uploads) = request(port, "GET", "/atlas?uploads", b"");
+    assert!(
+        status.contains(" 200") && !uploads.contains("<Upload>"),
+        "{uploads}"
+    );
+    assert_eq!(
+        atlas(port, &["ls", "gs://atlas/stopped"]).status.code(),
+        Some(1)
+    );
 
     let failed = atlas(
         port,

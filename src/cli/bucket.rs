@@ -19,6 +19,8 @@ use crate::write::mask::binding_of;
 use crate::write::{Deletion, DATA_FILE, MASK_FILE};
 use crate::{Atlas, ByteSource, Error, Result};
 
+use super::interrupt;
+
 /// URL schemes object_store resolves to a bucket.
 const SCHEMES: &[&str] = &[
     "s3://", "s3a://", "gs://", "gcs://", "az://", "azure://", "abfs://", "abfss://",
@@ -123,20 +125,36 @@ impl Bucket {
         use tokio::io::AsyncWriteExt;
         let path = self.path(name);
         let mut local = std::fs::File::open(file)?;
+        let _uploading = interrupt::Uploading::start();
+        // Parts of one size (R2 takes no other); a container under it goes
+        // in one PUT.
+        const PART: usize = 8 << 20;
         self.runtime.block_on(async {
-            let mut out = object_store::buffered::BufWriter::new(self.store.clone(), path);
-            let mut buf = vec![0u8; 8 << 20];
-            loop {
-                let n = std::io::Read::read(&mut local, &mut buf)?;
-                if n == 0 {
-                    break;
+            let mut out =
+                object_store::buffered::BufWriter::with_capacity(self.store.clone(), path, PART);
+            let mut buf = vec![0u8; PART];
+            let sent = async {
+                loop {
+                    interrupt::check()?;
+                    let n = std::io::Read::read(&mut local, &mut buf)?;
+                    if n == 0 {
+                        break;
+                    }
+                    out.put(bytes::Bytes::copy_from_slice(&buf[..n]))
+                        .await
+                        .map_err(|e| store_error(e, &self.url))?;
+                    interrupt::pause_point("bucket-upload-sent");
                 }
-                out.put(bytes::Bytes::copy_from_slice(&buf[..n]))
-                    .await
-                    .map_err(|e| store_error(e, &self.url))?;
+                out.shutdown().await?;
+                Ok(())
             }
-            out.shutdown().await?;
-            Ok(())
+            .await;
+            if sent.is_err() {
+                // The parts sent so far would stay in the store, unseen
+                // but billed, until a lifecycle rule ends the upload.
+                let _ = out.abort().await;
+            }
+            sent
         })
     }
 

@@ -18,6 +18,7 @@ use crate::write::MASK_FILE;
 use crate::{Atlas, ByteSource, Error, Result};
 
 use super::bucket::{replace_container, upload_collection, Bucket};
+use super::interrupt::TempDir;
 use super::s3_copy::{PartObject, S3Bucket, S3Container};
 
 /// What a merge keeps of the buckets it reads: the requests to its parts
@@ -99,14 +100,11 @@ pub(crate) fn merge_into_bucket(
     if let Some(s3) = s3 {
         return merge_by_copies(location, &s3, parts, traffic, progress);
     }
-    let staging = std::env::temp_dir().join(format!("atlas-merge-{}", std::process::id()));
-    let merged = merge_parts(parts, &staging, progress).and_then(|summary| {
-        upload_collection(location, &staging)?;
-        traffic.uploaded += summary.container_bytes;
-        Ok(summary)
-    });
-    let _ = std::fs::remove_dir_all(&staging);
-    merged
+    let staging = TempDir::new("atlas-merge");
+    let summary = merge_parts(parts, staging.path(), progress)?;
+    upload_collection(location, staging.path())?;
+    traffic.uploaded += summary.container_bytes;
+    Ok(summary)
 }
 
 fn is_s3(location: &str) -> bool {

@@ -19,6 +19,7 @@ mod get;
 #[cfg(feature = "atria")]
 mod import_atria;
 mod info;
+mod interrupt;
 mod log;
 mod ls;
 mod merge;
@@ -72,6 +73,7 @@ pub(crate) enum Outcome {
 /// exit status (errors go to standard error as one line).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
+    interrupt::watch();
     if let Some(path) = &cli.log_file {
         if let Err(e) = log::open(path) {
             eprintln!("atlas: cannot open log file: {e}");
@@ -94,6 +96,8 @@ pub fn main() -> ExitCode {
         Ok(Outcome::Partial) => ExitCode::FAILURE,
         // `atlas ls … | head` closes the pipe: not an error.
         Err(e) if e.0.contains("Broken pipe") => ExitCode::SUCCESS,
+        // An upload gave itself up on a signal: clean up and say so.
+        Err(_) if interrupt::requested() => interrupt::clean_and_exit(),
         Err(e) => {
             log::record(log::Level::Error, "cli", &e.0);
             eprintln!("atlas: {}", e.0.replace('\n', " "));

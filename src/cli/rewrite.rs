@@ -7,6 +7,7 @@ use crate::write::{rewrite, WriterConfig};
 use crate::ReadOptions;
 
 use super::args::{parse_block_size, CodecArg, Json};
+use super::interrupt::TempDir;
 use super::output::{emit, human_bytes, progress};
 use super::py::Py;
 use super::{sources, CliError};
@@ -51,20 +52,17 @@ pub(crate) async fn run(args: Args) -> Result<(), CliError> {
     let bar = progress(atlas.dataset_count() as u64, "datasets");
     sources::local(&destination, "rewrite")?;
     // A bucket gets the finished container in one upload.
-    let staging = sources::is_bucket(&destination)
-        .then(|| std::env::temp_dir().join(format!("atlas-rewrite-{}", std::process::id())));
+    let staging = sources::is_bucket(&destination).then(|| TempDir::new("atlas-rewrite"));
     let target = staging
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(&destination));
+        .as_ref()
+        .map_or_else(|| PathBuf::from(&destination), |s| s.path().to_path_buf());
     let summary = rewrite(&atlas, &target, config, |done, _| {
         bar.set_position(done as u64)
     })
     .await?;
     bar.finish_and_clear();
     if let Some(staging) = staging {
-        let uploaded = upload(&destination, &staging);
-        let _ = std::fs::remove_dir_all(&staging);
-        uploaded?;
+        upload(&destination, staging.path())?;
     }
     let value = Py::dict([
         ("source", Py::str(source.as_str())),

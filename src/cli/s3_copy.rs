@@ -26,6 +26,8 @@ use object_store::{ClientOptions, MultipartId, ObjectStoreExt, PutPayload};
 use crate::write::merge::{Container, MergePart};
 use crate::{Error, Result};
 
+use super::interrupt::{self, Uploading};
+
 /// The least size of every part of a multipart upload but the last.
 pub(crate) const MIN_PART: u64 = 5 << 20;
 /// The most one UploadPartCopy copies.
@@ -235,6 +237,8 @@ pub(crate) struct S3Container<'a> {
     joined: Vec<Path>,
     /// New bytes sent.
     uploaded: u64,
+    /// Makes a signal wait for this upload to give itself up.
+    _uploading: Uploading,
 }
 
 impl<'a> S3Container<'a> {
@@ -260,6 +264,7 @@ impl<'a> S3Container<'a> {
             pending: Vec::new(),
             joined: Vec::new(),
             uploaded: 0,
+            _uploading: Uploading::start(),
         })
     }
 
@@ -306,6 +311,7 @@ impl<'a> S3Container<'a> {
 
     /// Sends `pending` as the next part.
     fn place_pending(&mut self) -> Result<()> {
+        interrupt::check()?;
         let bytes = std::mem::take(&mut self.pending);
         self.uploaded += bytes.len() as u64;
         let idx = self.parts.len();
@@ -326,11 +332,13 @@ impl<'a> S3Container<'a> {
     /// and, `run` being at least [`MIN_PART`], none under the least.
     fn place_run(&mut self, run: Source) -> Result<()> {
         for piece in split(&run) {
+            interrupt::check()?;
             let idx = self.parts.len();
             let part = self
                 .runtime
                 .block_on(self.bucket.copy_part(&self.path, &self.id, idx, &piece))?;
             self.parts.push(part);
+            interrupt::pause_point("bucket-part-placed");
         }
         Ok(())
     }

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::error::{Error, Result};
 use crate::format::container::encode_trailer;
@@ -29,9 +29,19 @@ pub(crate) struct WorkDir {
 
 static WORK_DIRS: AtomicU64 = AtomicU64::new(0);
 
+/// The work directories open in this process, each with its destination
+/// when the writer created that: what [`abandon_unfinished`] removes.
+static OPEN: Mutex<Vec<(PathBuf, Option<PathBuf>)>> = Mutex::new(Vec::new());
+
+fn open_work() -> MutexGuard<'static, Vec<(PathBuf, Option<PathBuf>)>> {
+    // A writer that panicked holding the lock left the list whole.
+    OPEN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
 impl WorkDir {
     /// Creates `dir` when absent, and a fresh work directory inside it.
     pub(crate) fn create(dir: &Path) -> Result<WorkDir> {
+        let created = (!dir.exists()).then(|| dir.to_path_buf());
         std::fs::create_dir_all(dir).map_err(|e| io_at(e, dir))?;
         let path = dir.join(format!(
             ".atlas-write-{}-{}",
@@ -39,6 +49,7 @@ impl WorkDir {
             WORK_DIRS.fetch_add(1, Ordering::Relaxed)
         ));
         std::fs::create_dir(&path).map_err(|e| io_at(e, &path))?;
+        open_work().push((path.clone(), created));
         Ok(WorkDir {
             dir: dir.to_path_buf(),
             path,
@@ -53,8 +64,28 @@ impl WorkDir {
 
 impl Drop for WorkDir {
     fn drop(&mut self) {
+        open_work().retain(|(path, _)| *path != self.path);
         let _ = std::fs::remove_dir_all(&self.path);
     }
+}
+
+/// Removes what the unfinished writers of this process have staged: their
+/// hidden work directories (the container so far, the scratch files), and
+/// a destination directory a writer created, when that is left empty. For
+/// a program about to exit on a signal (the `atlas` binary on Ctrl-C), which
+/// would otherwise leave them: exiting runs no destructors. The writers
+/// fail from then on; collections already installed are untouched. Returns
+/// how many work directories went.
+pub fn abandon_unfinished() -> usize {
+    let open = std::mem::take(&mut *open_work());
+    for (path, created) in &open {
+        let _ = std::fs::remove_dir_all(path);
+        if let Some(dir) = created {
+            // Fails, and so keeps it, unless nothing else is in it.
+            let _ = std::fs::remove_dir(dir);
+        }
+    }
+    open.len()
 }
 
 /// Appends the collection footer (msgpack, zstd) and the container trailer.

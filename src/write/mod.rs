@@ -27,6 +27,7 @@ mod variable;
 
 pub use collection::{AtlasWriter, DatasetWriter};
 pub use element::{Cells, WriteElement};
+pub use install::abandon_unfinished;
 pub use mask::{delete_datasets, Deletion};
 pub use merge::{merge, MergeSummary};
 pub use rewrite::{rewrite, RewriteSummary};
