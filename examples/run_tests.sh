@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Tests of the Dask and Ray recipes (examples/test_recipes.py).
 #
-# Builds nothing: it needs the atlas CLI with `create --part` and `merge`,
-# from $ATLAS_BIN or else target/debug/atlas (cargo build --features cli).
+# Needs the atlas CLI with `create --part` and `merge`, from $ATLAS_BIN or
+# else target/debug/atlas (cargo build --features cli). Builds one thing:
+# the wheel of examples/wheel (maturin, dev profile), for the test that runs
+# the Dask recipe on the binary `pip install` put on PATH.
 # Makes the venv target/engines-venv on first use and reinstalls into it only
 # when a requirements file changed. PYTHON picks the interpreter (python3).
 set -euo pipefail
@@ -30,6 +32,18 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
   echo "== installed in $((SECONDS - start))s"
 fi
+
+# The binary as a wheel (examples/wheel), pip-installed under a prefix of
+# its own: atlas-python, in the venv, installs another `atlas`.
+echo "== the atlas wheel: maturin build of examples/wheel, pip install --prefix target/atlas-wheel"
+start=$SECONDS
+rm -rf target/wheels target/atlas-wheel
+(cd examples/wheel && "../../$venv/bin/maturin" build --quiet --out ../../target/wheels \
+  --compatibility linux --auditwheel skip)
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
+  --prefix target/atlas-wheel target/wheels/atlas_wasm_cli-*.whl
+export ATLAS_WHEEL_PREFIX="$PWD/target/atlas-wheel"
+echo "== wheel built and installed in $((SECONDS - start))s"
 
 echo "== Dask and Ray recipes (atlas: $ATLAS_BIN)"
 start=$SECONDS

@@ -334,6 +334,23 @@ class DaskRecipe(Recipe, unittest.TestCase):
     def shared(self):
         return ["--scheduler", SHARED_DASK]
 
+    def test_binary_from_the_wheel(self):
+        # examples/run_tests.sh builds examples/wheel with maturin and
+        # pip-installs it under this prefix: `atlas` on PATH is the wheel's,
+        # and nothing else names a binary.
+        prefix = os.environ.get("ATLAS_WHEEL_PREFIX")
+        self.assertTrue(prefix, "no ATLAS_WHEEL_PREFIX: run examples/run_tests.sh, which builds the wheel")
+        wheel_bin = Path(prefix) / "bin"
+        self.assertTrue((wheel_bin / "atlas").is_file(), wheel_bin)
+        without = {"ATLAS_BIN": "", "PATH": "/usr/bin:/bin"}
+        dst = TMP / "from-wheel"
+        code, _, err = run([sys.executable, DASK, SRC, dst, "--parts", 2, "--workers", 2], env=without)
+        self.assertEqual(code, 1, err)
+        self.assertIn("no atlas binary", err)
+        with_wheel = {"ATLAS_BIN": "", "PATH": f"{wheel_bin}:/usr/bin:/bin"}
+        code, out, err = run([sys.executable, DASK, SRC, dst, "--parts", 2, "--workers", 2], env=with_wheel)
+        self.assert_same_as_whole(dst, code, out, err, 2)
+
 
 class RayRecipe(Recipe, unittest.TestCase):
     script = RAY
