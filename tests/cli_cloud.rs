@@ -20,8 +20,8 @@ use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use buckets::{
-    free_port, number, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start,
-    write_big_part, Emulator,
+    free_port, moto_python, number, ok, reads_writes_and_hides_like_a_local_one, small_collection,
+    start, write_big_part, Emulator,
 };
 use interrupt::interrupt_at;
 
@@ -29,18 +29,7 @@ use interrupt::interrupt_at;
 /// child we hold is the server itself and not a launcher shim; or `None`
 /// after saying why the test is skipped.
 fn moto_or_skip() -> Option<Emulator> {
-    let probe = Command::new("python3")
-        .args([
-            "-c",
-            "import sys, moto.server, flask; print(sys.executable)",
-        ])
-        .output()
-        .ok()
-        .filter(|o| o.status.success());
-    let Some(probe) = probe else {
-        return skip("moto's server", "pip install 'moto[server]'");
-    };
-    let python = String::from_utf8(probe.stdout).unwrap().trim().to_string();
+    let python = moto_python()?;
     let port = free_port();
     let mut command = Command::new(python);
     command.args([

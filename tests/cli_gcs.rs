@@ -29,8 +29,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use buckets::{
-    free_port, number, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start,
-    write_big_part, Emulator,
+    free_port, moto_python, number, ok, reads_writes_and_hides_like_a_local_one, skip,
+    small_collection, start, write_big_part, Emulator,
 };
 use interrupt::interrupt_at;
 
@@ -176,18 +176,7 @@ fn a_collection_in_google_cloud_storage_reads_and_merges_like_a_local_one() {
 /// Starts moto behind the GCS header shim, or `None` after saying why the
 /// test is skipped.
 fn moto_as_gcs() -> Option<Emulator> {
-    let probe = Command::new("python3")
-        .args([
-            "-c",
-            "import sys, moto.server, flask; print(sys.executable)",
-        ])
-        .output()
-        .ok()
-        .filter(|o| o.status.success());
-    let Some(probe) = probe else {
-        return skip("moto's server", "pip install 'moto[server]'");
-    };
-    let python = String::from_utf8(probe.stdout).unwrap().trim().to_string();
+    let python = moto_python()?;
     let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emulators/gcs_xml_on_moto.py");
     let port = free_port();
     let mut command = Command::new(python);

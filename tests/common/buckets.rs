@@ -64,6 +64,25 @@ pub fn skip<T>(what: &str, install: &str) -> Option<T> {
     None
 }
 
+/// The real path of a Python that has moto's server (so the child a test
+/// holds is the server itself, not a launcher shim), or `None` after saying
+/// why the test is skipped.
+#[allow(dead_code)]
+pub fn moto_python() -> Option<String> {
+    let probe = Command::new("python3")
+        .args([
+            "-c",
+            "import sys, moto.server, flask; print(sys.executable)",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success());
+    let Some(probe) = probe else {
+        return skip("moto's server", "pip install 'moto[server]'");
+    };
+    Some(String::from_utf8(probe.stdout).unwrap().trim().to_string())
+}
+
 /// The command's standard output, after asserting it succeeded.
 pub fn ok(out: Output) -> String {
     assert!(
