@@ -3,7 +3,8 @@
 //! target/emulators from tests/emulators): a collection rewritten to `az://`
 //! reads as its local copy does, `rm` hides through the container's mask, a
 //! rewrite back drops what is hidden, `merge` puts a merged collection in
-//! the container, and a missing collection is an error.
+//! the container (also one of 25.6 MB, uploaded in blocks), and a missing
+//! collection is an error.
 //! Azure has no suffix range, so the open asks the size first.
 
 #![cfg(feature = "cloud")]
@@ -15,7 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use buckets::{
-    free_port, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start, Emulator,
+    free_port, number, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start,
+    write_big_part, Emulator,
 };
 
 /// Azurite's well-known development account (public, documented by Microsoft).
@@ -121,6 +123,31 @@ fn a_collection_in_azure_blob_storage_reads_writes_and_hides_like_a_local_one() 
         ))
     );
     std::fs::remove_dir_all(&part).unwrap();
+
+    // Parts of 12.8 MB each: the merged container goes up as blocks of
+    // 8 MiB and a block list (Azure's multipart), value for value.
+    let (p0, p1, here) = (scratch("p0"), scratch("p1"), scratch("here"));
+    write_big_part(&p0, "a", 1, 800_000);
+    write_big_part(&p1, "b", 2, 800_000);
+    let (p0, p1, here) = (
+        p0.to_str().unwrap(),
+        p1.to_str().unwrap(),
+        here.to_str().unwrap(),
+    );
+    ok(atlas(port, &["merge", p0, p1, here]));
+    let big = "az://atlas/collections/big";
+    let json = ok(atlas(port, &["merge", "--json", p0, p1, big]));
+    assert!(
+        number(&json, "bucket_bytes_written") > 4 * 6_400_000,
+        "{json}"
+    );
+    for (name, array) in [("a", "y"), ("b", "x")] {
+        let get = |c: &str| ok(atlas(port, &["get", c, name, array, "--format", "json"]));
+        assert_eq!(get(big), get(here), "{name}/{array}");
+    }
+    for dir in [p0, p1, here] {
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 
     // A missing collection is NotFound in words, not a crash.
     let missing = atlas(port, &["ls", "az://atlas/nothing-here"]);
