@@ -175,23 +175,40 @@ fn a_collection_in_google_cloud_storage_reads_and_merges_like_a_local_one() {
 
 /// Starts moto behind the GCS header shim, or `None` after saying why the
 /// test is skipped.
-fn moto_as_gcs() -> Option<Emulator> {
+/// The shim logs each uploaded part's number and size to `parts_log`.
+fn moto_as_gcs(parts_log: &Path) -> Option<Emulator> {
     let python = moto_python()?;
     let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emulators/gcs_xml_on_moto.py");
     let port = free_port();
     let mut command = Command::new(python);
-    command.arg(shim).arg(port.to_string());
+    command.arg(shim).arg(port.to_string()).arg(parts_log);
     Some(start("moto as GCS", command, port))
 }
 
+/// The sizes of the parts logged since the last call, in part order.
+fn part_sizes(parts_log: &Path) -> Vec<u64> {
+    let text = std::fs::read_to_string(parts_log).unwrap_or_default();
+    std::fs::write(parts_log, "").unwrap();
+    let mut parts: Vec<(u32, u64)> = text
+        .lines()
+        .map(|line| {
+            let (number, size) = line.split_once(' ').unwrap();
+            (number.parse().unwrap(), size.parse().unwrap())
+        })
+        .collect();
+    parts.sort();
+    parts.into_iter().map(|(_, size)| size).collect()
+}
+
 /// Collections written into `gs://` as into a local directory: `rewrite`
-/// uploads (multipart past 10 MB), `rm` writes the bucket's mask, and a
+/// uploads (multipart past 8 MiB), `rm` writes the bucket's mask, and a
 /// merge of parts in the bucket into the bucket is merged here and
-/// uploaded, reading value for value as a local merge; a failed merge
-/// leaves nothing.
+/// uploaded in parts of one size (as R2 requires), reading value for value
+/// as a local merge; a failed merge leaves nothing.
 #[test]
 fn a_collection_in_google_cloud_storage_is_written_as_a_local_one() {
-    let Some(server) = moto_as_gcs() else {
+    let parts_log = scratch("parts.log");
+    let Some(server) = moto_as_gcs(&parts_log) else {
         return;
     };
     let port = server.port;
@@ -214,6 +231,7 @@ fn a_collection_in_google_cloud_storage_is_written_as_a_local_one() {
     ok(atlas(port, &["rewrite", p1, "gs://atlas/parts/p1"]));
     ok(atlas(port, &["merge", p0, p1, here]));
     let url = "gs://atlas/merged";
+    part_sizes(&parts_log);
     let json = ok(atlas(
         port,
         &[
@@ -228,6 +246,15 @@ fn a_collection_in_google_cloud_storage_is_written_as_a_local_one() {
     let container = number(&json, "container_bytes");
     assert!(container > 4 * 6_400_000, "{json}");
     assert!(number(&json, "bucket_bytes_written") >= container, "{json}");
+    // Every part but the last of one size, the last not larger: R2's rule.
+    let sizes = part_sizes(&parts_log);
+    let (last, whole) = sizes.split_last().unwrap();
+    assert!(
+        whole.len() >= 3 && whole.iter().all(|&s| s == 8 << 20),
+        "{sizes:?}"
+    );
+    assert!(*last > 0 && *last <= 8 << 20, "{sizes:?}");
+    assert_eq!(sizes.iter().sum::<u64>(), container, "{sizes:?}");
     assert_eq!(ok(atlas(port, &["ls", url])), "a\nb\n");
     for (name, array) in [("a", "x"), ("b", "y")] {
         let get = |c: &str| ok(atlas(port, &["get", c, name, array, "--format", "json"]));
@@ -273,4 +300,5 @@ fn a_collection_in_google_cloud_storage_is_written_as_a_local_one() {
     for dir in [&local, Path::new(p0), Path::new(p1), Path::new(here)] {
         std::fs::remove_dir_all(dir).unwrap();
     }
+    std::fs::remove_file(&parts_log).unwrap();
 }

@@ -6,10 +6,14 @@ installable here takes object_store's writes (docs/write-path.md, "Merging
 in buckets"). It proves our requests and object_store's GCS client, not
 Google's server.
 
-    python3 tests/emulators/gcs_xml_on_moto.py PORT
+    python3 tests/emulators/gcs_xml_on_moto.py PORT [PARTS_LOG]
+
+With PARTS_LOG, each part of a multipart upload appends a line "NUMBER
+BYTES" there, so a test can check the sizes an upload chose.
 """
 
 import sys
+from urllib.parse import parse_qs
 
 from moto.moto_server.werkzeug_app import create_backend_app
 from werkzeug.serving import run_simple
@@ -19,6 +23,11 @@ GOOG = "HTTP_X_GOOG_"
 
 
 def gcs(environ, start_response):
+    if PARTS_LOG and environ["REQUEST_METHOD"] == "PUT":
+        number = parse_qs(environ.get("QUERY_STRING", "")).get("partNumber")
+        if number:
+            with open(PARTS_LOG, "a") as log:
+                log.write(f"{number[0]} {environ.get('CONTENT_LENGTH', '')}\n")
     for key in [k for k in environ if k.startswith(GOOG)]:
         value = environ.pop(key)
         name = key[len(GOOG):]
@@ -34,6 +43,8 @@ def gcs(environ, start_response):
     environ.setdefault("HTTP_AUTHORIZATION", "Bearer emulator")
     return S3(environ, start_response)
 
+
+PARTS_LOG = sys.argv[2] if len(sys.argv) > 2 else None
 
 if __name__ == "__main__":
     run_simple("127.0.0.1", int(sys.argv[1]), gcs, threaded=True)
