@@ -250,6 +250,8 @@ impl<'a> S3Container<'a> {
         path: Path,
         sources: Vec<Option<PartObject>>,
     ) -> Result<S3Container<'a>> {
+        // Before the upload exists: a signal from here on waits for it.
+        let uploading = Uploading::start();
         let id = runtime
             .block_on(bucket.store.create_multipart(&path))
             .map_err(|e| store_error(e, &path))?;
@@ -264,7 +266,7 @@ impl<'a> S3Container<'a> {
             pending: Vec::new(),
             joined: Vec::new(),
             uploaded: 0,
-            _uploading: Uploading::start(),
+            _uploading: uploading,
         })
     }
 
