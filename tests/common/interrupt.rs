@@ -38,8 +38,9 @@ pub fn interrupt_at(mut command: Command, step: &str) -> Interrupted {
         }
         seen.push(line);
     }
-    let sent = Command::new("kill")
-        .args(["-INT", &pid.to_string()])
+    // The shell's own `kill`: a minimal system may lack /usr/bin/kill.
+    let sent = Command::new("sh")
+        .args(["-c", &format!("kill -INT {pid}")])
         .status()
         .unwrap();
     assert!(sent.success(), "kill -INT {pid}");
