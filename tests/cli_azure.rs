@@ -17,7 +17,7 @@ use std::process::{Command, Output};
 
 use buckets::{
     free_port, number, ok, reads_writes_and_hides_like_a_local_one, skip, small_collection, start,
-    write_big_part, Emulator,
+    BigParts, Emulator,
 };
 
 /// Azurite's well-known development account (public, documented by Microsoft).
@@ -126,15 +126,8 @@ fn a_collection_in_azure_blob_storage_reads_writes_and_hides_like_a_local_one() 
 
     // Parts of 12.8 MB each: the merged container goes up as blocks of
     // 8 MiB and a block list (Azure's multipart), value for value.
-    let (p0, p1, here) = (scratch("p0"), scratch("p1"), scratch("here"));
-    write_big_part(&p0, "a", 1, 800_000);
-    write_big_part(&p1, "b", 2, 800_000);
-    let (p0, p1, here) = (
-        p0.to_str().unwrap(),
-        p1.to_str().unwrap(),
-        here.to_str().unwrap(),
-    );
-    ok(atlas(port, &["merge", p0, p1, here]));
+    let parts = BigParts::new("azure", |args| atlas(port, args));
+    let (p0, p1, here) = (&*parts.p0, &*parts.p1, &*parts.merged);
     let big = "az://atlas/collections/big";
     let json = ok(atlas(port, &["merge", "--json", p0, p1, big]));
     assert!(
@@ -144,9 +137,6 @@ fn a_collection_in_azure_blob_storage_reads_writes_and_hides_like_a_local_one() 
     for (name, array) in [("a", "y"), ("b", "x")] {
         let get = |c: &str| ok(atlas(port, &["get", c, name, array, "--format", "json"]));
         assert_eq!(get(big), get(here), "{name}/{array}");
-    }
-    for dir in [p0, p1, here] {
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     // A missing collection is NotFound in words, not a crash.

@@ -21,7 +21,7 @@ use std::process::{Command, Output, Stdio};
 
 use buckets::{
     free_port, moto_python, number, ok, reads_writes_and_hides_like_a_local_one, small_collection,
-    start, write_big_part, Emulator,
+    start, BigParts, Emulator,
 };
 use interrupt::interrupt_at;
 
@@ -204,13 +204,10 @@ fn merging_in_a_bucket_moves_only_footers_through_the_merger() {
     };
     let port = server.port;
     create_bucket(port, "atlas");
-    let (p0, p1, here) = (scratch("p0"), scratch("p1"), scratch("merged"));
-    write_big_part(&p0, "a", 1, 800_000);
-    write_big_part(&p1, "b", 2, 800_000);
-    let (p0, p1) = (p0.to_str().unwrap(), p1.to_str().unwrap());
+    let parts = BigParts::new("cloud", |args| atlas(port, args));
+    let (p0, p1, here) = (&*parts.p0, &*parts.p1, &*parts.merged);
     ok(atlas(port, &["rewrite", p0, "s3://atlas/parts/p0"]));
     ok(atlas(port, &["rewrite", p1, "s3://atlas/parts/p1"]));
-    ok(atlas(port, &["merge", p0, p1, here.to_str().unwrap()]));
 
     let url = "s3://atlas/merged";
     let json = ok(atlas(
@@ -232,7 +229,6 @@ fn merging_in_a_bucket_moves_only_footers_through_the_merger() {
     assert!(container > 4 * 6_400_000, "{json}");
     // The parts' collection footers (a tail probe each) and segment footers.
     assert!(read < 300_000 && written < 100_000, "{json}");
-    let here = here.to_str().unwrap();
     for (name, array) in [("a", "x"), ("a", "y"), ("b", "x"), ("b", "y")] {
         let get = |c: &str| ok(atlas(port, &["get", c, name, array, "--format", "json"]));
         assert_eq!(get(url), get(here), "{name}/{array}");
@@ -277,9 +273,7 @@ fn merging_in_a_bucket_moves_only_footers_through_the_merger() {
         atlas(port, &["ls", "s3://atlas/failed"]).status.code(),
         Some(1)
     );
-    for dir in [p0, p1, here, back] {
-        std::fs::remove_dir_all(dir).unwrap();
-    }
+    std::fs::remove_dir_all(back).unwrap();
 }
 
 /// Ctrl-C while the store copies a merge's runs of blocks: the upload is
@@ -292,17 +286,9 @@ fn an_interrupted_merge_into_a_bucket_gives_its_upload_up() {
     };
     let port = server.port;
     create_bucket(port, "atlas");
-    let (p0, p1) = (scratch("stop-p0"), scratch("stop-p1"));
-    write_big_part(&p0, "a", 1, 800_000);
-    write_big_part(&p1, "b", 2, 800_000);
-    ok(atlas(
-        port,
-        &["rewrite", p0.to_str().unwrap(), "s3://atlas/parts/p0"],
-    ));
-    ok(atlas(
-        port,
-        &["rewrite", p1.to_str().unwrap(), "s3://atlas/parts/p1"],
-    ));
+    let parts = BigParts::new("cloud-stop", |args| atlas(port, args));
+    ok(atlas(port, &["rewrite", &parts.p0, "s3://atlas/parts/p0"]));
+    ok(atlas(port, &["rewrite", &parts.p1, "s3://atlas/parts/p1"]));
     let merge = [
         "merge",
         "s3://atlas/parts/p0",
@@ -326,7 +312,4 @@ fn an_interrupted_merge_into_a_bucket_gives_its_upload_up() {
     // The same merge, not interrupted, still works.
     ok(atlas(port, &merge));
     assert_eq!(ok(atlas(port, &["ls", "s3://atlas/stopped"])), "a\nb\n");
-    for dir in [p0, p1] {
-        std::fs::remove_dir_all(dir).unwrap();
-    }
 }

@@ -170,10 +170,46 @@ pub fn reads_writes_and_hides_like_a_local_one(
     assert_eq!(ok(atlas(&["ls", back.to_str().unwrap()])), "d1\nd2\n");
 }
 
-/// Writes one dataset `name` with arrays `x` and `y` of `n` pseudo-random
-/// doubles each (zstd cannot shrink them) to `dir`.
+/// Two parts in local directories, one dataset each (`a`, `b`) with arrays
+/// `x` and `y` of 800,000 pseudo-random doubles (zstd cannot shrink them:
+/// 6.4 MB of blocks per array), and their local merge, which a merge
+/// anywhere else must read as. Removed when dropped.
 #[allow(dead_code)]
-pub fn write_big_part(dir: &Path, name: &str, seed: u64, n: u64) {
+pub struct BigParts {
+    pub p0: String,
+    pub p1: String,
+    pub merged: String,
+}
+
+#[allow(dead_code)]
+impl BigParts {
+    /// `atlas` runs the binary (for the local merge); `kind` names the test.
+    pub fn new(kind: &str, atlas: impl Fn(&[&str]) -> Output) -> BigParts {
+        let path = |name: &str| scratch(kind, name).to_str().unwrap().to_string();
+        let parts = BigParts {
+            p0: path("p0"),
+            p1: path("p1"),
+            merged: path("merged"),
+        };
+        write_big_part(Path::new(&parts.p0), "a", 1, 800_000);
+        write_big_part(Path::new(&parts.p1), "b", 2, 800_000);
+        let _ = std::fs::remove_dir_all(&parts.merged);
+        ok(atlas(&["merge", &parts.p0, &parts.p1, &parts.merged]));
+        parts
+    }
+}
+
+impl Drop for BigParts {
+    fn drop(&mut self) {
+        for dir in [&self.p0, &self.p1, &self.merged] {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
+/// Writes one dataset `name` with arrays `x` and `y` of `n` pseudo-random
+/// doubles each to `dir`.
+fn write_big_part(dir: &Path, name: &str, seed: u64, n: u64) {
     let _ = std::fs::remove_dir_all(dir);
     let w = AtlasWriter::create(dir, WriterConfig::default()).unwrap();
     let mut ds = w.add_dataset(name).unwrap();
