@@ -128,16 +128,14 @@ impl Write for LocalContainer {
 
 impl Container for LocalContainer {
     fn copy_from(&mut self, part: &MergePart, offset: u64, len: u64) -> Result<()> {
-        let PartBytes::File(file) = &part.bytes else {
-            part.copy_through(offset, len, &mut self.0)?;
-            self.1.wrote(self.0.get_ref(), len);
-            return Ok(());
-        };
         // In pieces, so the disk writes one while the next is copied.
         let mut done = 0;
         while done < len {
-            let n = (len - done).min(Writeback::EVERY);
-            copy_file(part, file, offset + done, n, &mut self.0)?;
+            let (at, n) = (offset + done, (len - done).min(Writeback::EVERY));
+            match &part.bytes {
+                PartBytes::File(file) => copy_file(part, file, at, n, &mut self.0)?,
+                PartBytes::Ranges(_) => part.copy_through(at, n, &mut self.0)?,
+            }
             self.1.wrote(self.0.get_ref(), n);
             done += n;
         }
