@@ -106,3 +106,97 @@ fn atlas_python_and_ours_print_the_same_for_collections_we_wrote() {
     std::fs::remove_dir_all(&sources).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// Floats whose exact value lies halfway between two shortest decimals
+/// (Python's repr takes the even one), seeded random bit patterns, and the
+/// extremes: as attributes, a `json:` list and array values (so statistics).
+fn awkward_floats() -> Vec<f64> {
+    let mut out = Vec::new();
+    for exponent in 44..=52 {
+        let base = 2f64.powi(exponent);
+        let ulp = 2f64.powi(exponent - 52);
+        for m in (1..40).step_by(2) {
+            out.push(base + m as f64 * ulp);
+            out.push(-(base + m as f64 * ulp));
+        }
+    }
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    while out.len() < 600 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let v = f64::from_bits(state);
+        if v.is_finite() {
+            out.push(v);
+        }
+    }
+    out.extend([f64::MAX, f64::MIN_POSITIVE, 5e-324, 1e16, 1e-5, 0.1, 1e23]);
+    out
+}
+
+#[test]
+fn floats_print_as_python_repr_prints_them_ties_included() {
+    use atlas_wasm::write::{AtlasWriter, WriterConfig};
+    use atlas_wasm::Attr;
+    if python_atlas().is_none() {
+        assert!(
+            std::env::var_os("ATLAS_REQUIRE_PYTHON").is_none(),
+            "atlas-python 0.17.2 is required"
+        );
+        return;
+    }
+    let dir = scratch("floats");
+    let floats = awkward_floats();
+    let writer = AtlasWriter::create(dir.join("floats"), WriterConfig::default()).unwrap();
+    for (i, chunk) in floats.chunks(100).enumerate() {
+        let mut ds = writer.add_dataset(&format!("d{i}")).unwrap();
+        ds.define_array::<f64>("v", vec!["x".into()], &[chunk.len() as u64], None, None)
+            .unwrap();
+        ds.write_array("v", &[0], &[chunk.len() as u64], chunk)
+            .unwrap();
+        for (k, v) in chunk.iter().take(40).enumerate() {
+            ds.set_array_attribute("v", &format!("a{k:02}"), Attr::Float64(*v))
+                .unwrap();
+            ds.set_array_attribute("v", &format!("f{k:02}"), Attr::Float32(*v as f32))
+                .unwrap();
+        }
+        let listed: Vec<String> = chunk.iter().map(|v| format!("{v:e}")).collect();
+        ds.set_attribute(
+            "listed",
+            Attr::String(format!("json:[{}, NaN]", listed.join(", "))),
+        );
+        ds.set_attribute("list", Attr::Float64List(chunk[..10].to_vec()));
+        ds.finish().unwrap();
+    }
+    writer.finish().unwrap();
+    let mut agreed = 0;
+    for args in [&["info", "floats"][..], &["info", "--json", "floats"]] {
+        let (ok, theirs) = run(python_atlas().unwrap(), args, &dir);
+        assert!(ok, "{theirs}");
+        let (ok, mine) = run(ours(), args, &dir);
+        assert!(ok, "{mine}");
+        assert_eq!(mine, theirs, "{args:?}");
+        agreed += 1;
+    }
+    for i in 0..floats.len().div_ceil(100) {
+        let name = format!("d{i}");
+        for json in [false, true] {
+            let mut args = vec!["show"];
+            if json {
+                args.push("--json");
+            }
+            args.extend(["floats", name.as_str()]);
+            let (ok, theirs) = run(python_atlas().unwrap(), &args, &dir);
+            assert!(ok, "{theirs}");
+            let (ok, mine) = run(ours(), &args, &dir);
+            assert!(ok, "{mine}");
+            for (m, t) in mine.lines().zip(theirs.lines()) {
+                assert_eq!(m, t, "{args:?}");
+            }
+            assert_eq!(mine, theirs, "{args:?}");
+            agreed += 1;
+        }
+    }
+    assert_eq!(agreed, 2 + 2 * floats.len().div_ceil(100));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

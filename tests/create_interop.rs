@@ -517,3 +517,94 @@ fn parts_created_apart_merge_into_atlas_pythons_collection() {
         assert!(!out.join("bad").exists());
     }
 }
+
+/// Writes `dir/late_failure.nc` with netCDF4: two float arrays that land
+/// before a time axis whose counts leave numpy's nanosecond range, which
+/// only the decode of its values finds (atlas-python: cftime objects, so
+/// the file fails; here: the count overflows).
+fn write_late_failure(dir: &Path) {
+    let script = r#"
+import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[1], "w") as nc:
+    nc.createDimension("x", 4000)
+    for name in ("a", "b"):
+        v = nc.createVariable(name, "f4", ("x",))
+        v[:] = np.arange(4000, dtype="f4") * 0.5
+    t = nc.createVariable("t", "i4", ("x",))
+    t.units = "days since 2000-01-01"
+    t[:] = np.full(4000, 10_000_000, dtype="i4")
+"#;
+    let made = Command::new("python3")
+        .arg("-c")
+        .arg(script)
+        .arg(dir.join("late_failure.nc"))
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", text(&made.stderr));
+}
+
+/// Each segment's bytes, by variable name.
+fn segments(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let bytes = std::fs::read(dir.join("data.atlas")).unwrap();
+    let atlas = common::block_on(Atlas::open_path(dir)).unwrap();
+    let footer = atlas.footer();
+    footer
+        .variables
+        .iter()
+        .map(|v| {
+            let range = v.seg_offset as usize..(v.seg_offset + v.seg_len) as usize;
+            (footer.string(v.name).to_string(), bytes[range].to_vec())
+        })
+        .collect()
+}
+
+#[test]
+fn a_file_that_fails_part_way_leaves_no_byte_behind() {
+    if !python_ready() {
+        return;
+    }
+    let source = corpus("main");
+    let out = scratch("late-failure");
+    let with_bad = out.join("source");
+    std::fs::create_dir_all(&with_bad).unwrap();
+    let mut copied = 0;
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() && copied < 3 {
+            std::fs::copy(&path, with_bad.join(path.file_name().unwrap())).unwrap();
+            copied += 1;
+        }
+    }
+    let clean = out.join("clean");
+    assert!(ours(&with_bad, &clean, &["-q"]).status.success());
+    write_late_failure(&with_bad);
+    let (mine, python) = (out.join("ours"), out.join("theirs"));
+    for workers in ["1", "2"] {
+        let _ = std::fs::remove_dir_all(&mine);
+        let a = ours(&with_bad, &mine, &["--skip-errors", "-q", "-j", workers]);
+        assert_eq!(a.status.code(), Some(1), "{}", text(&a.stderr));
+        assert!(
+            text(&a.stderr).contains("late_failure.nc"),
+            "{}",
+            text(&a.stderr)
+        );
+        assert_same_collection(&mine, &clean);
+        if workers == "1" {
+            // In scan order, the segments of a build without the file, byte
+            // for byte: nothing of it reached a block.
+            assert_eq!(
+                segments(&mine),
+                segments(&clean),
+                "the failed file left bytes behind"
+            );
+        }
+        assert_eq!(
+            std::fs::read_dir(&mine).unwrap().count(),
+            1,
+            "no work files left"
+        );
+    }
+    let b = theirs(&with_bad, &python, &["--skip-errors", "-q"]);
+    assert_eq!(b.status.code(), Some(1), "{}", text(&b.stderr));
+    assert_same_collection(&mine, &python);
+}

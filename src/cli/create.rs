@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::ingest::{self, CreateOptions, CreateSummary, Event, Part};
+use crate::ingest::{self, CreateOptions, CreateSummary, DimChunk, Event, OpenChunks, Part};
 
 use super::args::{parse_size, CodecArg, Json};
 use super::log::{self, Level};
@@ -26,6 +26,12 @@ pub(crate) struct Args {
     /// per-variable stored chunk shape, e.g. '{"temperature": [64, 64]}'
     #[arg(long, value_name = "JSON")]
     chunks: Option<String>,
+    /// how to read the source files: 'auto' (whole up to --chunk-size, else
+    /// dask-like blocks), 'native' (the file's own chunking), 'none' (each
+    /// variable whole), or a JSON dict of per-dimension sizes; this also sets
+    /// the stored chunk shape, unless --chunks says otherwise
+    #[arg(long, value_name = "MODE", default_value = "auto")]
+    open_chunks: String,
     /// bytes of one variable read at a time, and the largest automatic chunk
     #[arg(long, value_name = "SIZE", default_value = "128MiB", value_parser = parse_size)]
     chunk_size: usize,
@@ -38,6 +44,10 @@ pub(crate) struct Args {
     /// keep time axes as raw numbers with their units
     #[arg(long)]
     no_decode_times: bool,
+    /// turn a time axis on a calendar numpy cannot hold (e.g. Julian) into
+    /// exact Gregorian timestamps of the same instants
+    #[arg(long)]
+    convert_calendar: bool,
     /// leave out arrays of a type atlas cannot store instead of failing the file
     #[arg(long)]
     skip_unsupported: bool,
@@ -61,6 +71,8 @@ pub(crate) fn run(args: Args) -> Result<Outcome, CliError> {
         recursive: !args.no_recursive,
         codec: args.codec.into(),
         chunks: parse_chunks(args.chunks.as_deref())?,
+        open_chunks: parse_open_chunks(&args.open_chunks)?,
+        convert_calendar: args.convert_calendar,
         chunk_budget: args.chunk_size as u64,
         decode_times: !args.no_decode_times,
         skip_errors: args.skip_errors,
@@ -101,6 +113,14 @@ pub(crate) fn run(args: Args) -> Result<Outcome, CliError> {
             "create",
             &format!("skipping {}: {}", s.file.display(), s.error),
         ),
+        Event::Warning { file, message } => {
+            log::record(
+                Level::Warning,
+                "create",
+                &format!("{}: {message}", file.display()),
+            );
+            eprintln!("warning: {}: {message}", file.display());
+        }
         Event::SkippedArray(s) => log::record(
             Level::Warning,
             "create",
@@ -146,6 +166,42 @@ pub(crate) fn run(args: Args) -> Result<Outcome, CliError> {
     } else {
         Outcome::Partial
     })
+}
+
+/// `--open-chunks`: a mode name or a JSON dict of dimension sizes, in
+/// atlas-python's words when it is neither.
+fn parse_open_chunks(text: &str) -> Result<OpenChunks, CliError> {
+    match text {
+        "auto" => return Ok(OpenChunks::Auto),
+        "native" => return Ok(OpenChunks::Native),
+        "none" => return Ok(OpenChunks::Whole),
+        _ => {}
+    }
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|_| {
+        CliError::new(format!(
+            "--open-chunks must be auto, native, none, or a JSON dict; got '{text}'"
+        ))
+    })?;
+    let object = value.as_object().ok_or_else(|| {
+        CliError::new("--open-chunks JSON must be an object, e.g. '{\"time\": 100}'")
+    })?;
+    let mut sizes = BTreeMap::new();
+    for (dim, size) in object {
+        let chunk = match size {
+            serde_json::Value::Null => DimChunk::Native,
+            n if n.as_i64() == Some(-1) => DimChunk::Full,
+            n => match n.as_u64() {
+                Some(n) if n > 0 => DimChunk::Size(n),
+                _ => {
+                    return Err(CliError::new(format!(
+                        "--open-chunks gives dimension {dim:?} {size}: a size is a positive integer, -1 for the whole dimension, or null for the file's chunking"
+                    )))
+                }
+            },
+        };
+        sizes.insert(dim.clone(), chunk);
+    }
+    Ok(OpenChunks::Dims(sizes))
 }
 
 /// `--chunks '{"t2m": [1, 90, 180]}'`.

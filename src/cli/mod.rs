@@ -25,6 +25,7 @@ mod ls;
 mod merge;
 mod output;
 mod py;
+mod pyjson;
 mod rewrite;
 mod rm;
 #[cfg(feature = "cloud")]

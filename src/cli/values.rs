@@ -53,31 +53,12 @@ pub(crate) fn attr(value: &Attr) -> Py {
     }
 }
 
-/// `_decode_attr_value`: a `json:` string becomes the value it encodes.
+/// `_decode_attr_value`: a `json:` string becomes the value it encodes
+/// (text that is not JSON stays the string it is).
 fn decode_json_attr(s: &str) -> Py {
-    match s
-        .strip_prefix(JSON_PREFIX)
-        .and_then(|rest| serde_json::from_str::<serde_json::Value>(rest).ok())
-    {
-        Some(value) => from_json(&value),
-        None => Py::str(s),
-    }
-}
-
-fn from_json(v: &serde_json::Value) -> Py {
-    use serde_json::Value;
-    match v {
-        Value::Null => Py::None,
-        Value::Bool(b) => Py::Bool(*b),
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => Py::int(i),
-            (_, Some(u)) => Py::int(u),
-            _ => Py::Float(n.as_f64().unwrap_or(f64::NAN)),
-        },
-        Value::String(s) => Py::str(s.as_str()),
-        Value::Array(items) => Py::List(items.iter().map(from_json).collect()),
-        Value::Object(map) => Py::dict(map.iter().map(|(k, v)| (k.clone(), from_json(v)))),
-    }
+    s.strip_prefix(JSON_PREFIX)
+        .and_then(super::pyjson::loads)
+        .unwrap_or_else(|| Py::str(s))
 }
 
 /// A fill value, `None` when the array has none.

@@ -32,12 +32,17 @@ pub(crate) enum TimeError {
     NeedsCftime(String),
     /// The units do not parse; xarray fails the file.
     BadUnits(String),
+    /// `--convert-calendar` on a calendar with no real instants (`noleap`,
+    /// `360_day`, ...): atlas-python fails the file.
+    NoInstant(String),
 }
 
 impl fmt::Display for TimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TimeError::NeedsCftime(why) | TimeError::BadUnits(why) => f.write_str(why),
+            TimeError::NeedsCftime(why) | TimeError::BadUnits(why) | TimeError::NoInstant(why) => {
+                f.write_str(why)
+            }
         }
     }
 }
@@ -47,6 +52,9 @@ impl fmt::Display for TimeError {
 pub(crate) struct DatetimeUnits {
     pub unit_ns: i64,
     pub epoch_offset_ns: i64,
+    /// Converted from a cftime calendar (`--convert-calendar`): atlas-python
+    /// goes through cftime's microseconds, so timestamps are whole ones.
+    pub micros: bool,
 }
 
 /// Whether `units` is datetime-like in xarray's sense (`X since Y`).
@@ -70,18 +78,34 @@ fn split_since(units: &str) -> Option<(&str, &str)> {
 }
 
 /// Parses `units` and checks `calendar` the way xarray picks between numpy
-/// and cftime.
+/// and cftime. With `convert`, what xarray hands to cftime on a real-world
+/// calendar (Julian, or the mixed Gregorian before its reform) becomes the
+/// timestamps of the same instants, as atlas-python's `--convert-calendar`.
 pub(crate) fn datetime_units(
     units: &str,
     calendar: Option<&str>,
+    convert: bool,
 ) -> Result<DatetimeUnits, TimeError> {
     let calendar = calendar.unwrap_or("standard").to_ascii_lowercase();
-    if !matches!(
-        calendar.as_str(),
-        "standard" | "gregorian" | "proleptic_gregorian"
-    ) {
+    let julian = calendar == "julian";
+    if !julian
+        && !matches!(
+            calendar.as_str(),
+            "standard" | "gregorian" | "proleptic_gregorian"
+        )
+    {
+        if convert {
+            return Err(TimeError::NoInstant(format!(
+                "the {calendar:?} calendar names no real instant, so no exact Gregorian date exists; only a real-world calendar converts; pass --no-decode-times to keep the raw numbers"
+            )));
+        }
         return Err(TimeError::NeedsCftime(format!(
-            "the {calendar:?} calendar decodes to cftime objects, which atlas cannot store; pass --no-decode-times to keep the raw numbers"
+            "the {calendar:?} calendar decodes to cftime objects, which atlas cannot store; pass --convert-calendar for exact Gregorian instants, or --no-decode-times to keep the raw numbers"
+        )));
+    }
+    if julian && !convert {
+        return Err(TimeError::NeedsCftime(format!(
+            "the {calendar:?} calendar decodes to cftime objects, which atlas cannot store; pass --convert-calendar for exact Gregorian instants, or --no-decode-times to keep the raw numbers"
         )));
     }
     let bad = || {
@@ -99,24 +123,36 @@ pub(crate) fn datetime_units(
             "time units {units:?}: {why}, which decodes to cftime objects atlas cannot store; pass --no-decode-times"
         ))
     };
-    if calendar != "proleptic_gregorian" && date.before_reform {
+    let on_julian = julian || (calendar != "proleptic_gregorian" && date.before_reform);
+    if on_julian && !convert {
         return Err(cftime(&format!(
             "a reference date before 1582-10-15 on the {calendar:?} calendar"
         )));
     }
-    let epoch_offset_ns = i64::try_from(date.ns)
+    // The same label names an earlier instant on the Julian calendar: the
+    // difference in days of the two calendars' day counts.
+    let shift = if on_julian {
+        let (y, m, d) = date.label;
+        (days_from_julian(y, m, d) - days_from_civil(y, m, d)) as i128 * 86_400_000_000_000
+    } else {
+        0
+    };
+    let epoch_offset_ns = i64::try_from(date.ns + shift)
         .ok()
         .filter(|&n| n != NAT)
         .ok_or_else(|| cftime("a reference date outside 1677-2262"))?;
     Ok(DatetimeUnits {
         unit_ns,
         epoch_offset_ns,
+        micros: on_julian,
     })
 }
 
 struct RefDate {
     ns: i128,
     before_reform: bool,
+    /// Year, month and day as written.
+    label: (i64, u32, u32),
 }
 
 /// The subset of pandas' timestamp parsing CF files use: `Y-M-D`, then an
@@ -128,20 +164,32 @@ fn parse_reference_date(text: &str) -> Option<RefDate> {
         Some(at) => (&text[..at], text[at + 1..].trim()),
         None => (text, ""),
     };
-    let mut parts = date.split('-');
-    let year: i64 = parts.next()?.parse().ok()?;
-    let month: u32 = parts.next()?.parse().ok()?;
-    let day: u32 = parts.next().map_or(Some(1), |d| d.parse().ok())?;
-    if parts.next().is_some()
-        || !(1..=12).contains(&month)
-        || day == 0
-        || day > days_in(year, month)
-    {
+    let fields: Vec<&str> = date.split('-').collect();
+    let (year, month, day): (i64, u32, u32) = match fields[..] {
+        // dateutil reads `1-1-1970` month first, unless the first field
+        // cannot be a month (`13-1-1970` is the 13th of January).
+        [a, b, y] if y.len() == 4 && a.len() <= 2 && b.len() <= 2 => {
+            let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
+            let (month, day) = if a > 12 { (b, a) } else { (a, b) };
+            (y.parse().ok()?, month, day)
+        }
+        [y, m, d] => (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?),
+        [y, m] => (y.parse().ok()?, m.parse().ok()?, 1),
+        _ => return None,
+    };
+    if !(1..=12).contains(&month) || day == 0 || day > days_in(year, month) {
         return None;
     }
     let (clock, zone) = split_zone(rest)?;
     let mut seconds_of_day: i64 = 0;
     let mut nanos: i64 = 0;
+    // dateutil reads a second, unsigned `H:MM[:SS]` after the clock as a new
+    // time of day that keeps only the first one's fraction: CF/Radial files
+    // write `2011-05-20 00:00:00 0:00`, which pandas reads as midnight.
+    let (clock, again) = match clock.split_once(char::is_whitespace) {
+        Some((first, second)) => (first, Some(second.trim())),
+        None => (clock, None),
+    };
     if !clock.is_empty() {
         let mut fields = clock.split(':');
         let hour: i64 = fields.next()?.parse().ok()?;
@@ -158,13 +206,34 @@ fn parse_reference_date(text: &str) -> Option<RefDate> {
         nanos = format!("{frac:0<9}").parse().ok()?;
         seconds_of_day = hour * 3600 + minute * 60 + whole;
     }
+    if let Some(again) = again {
+        seconds_of_day = replacement_clock(again)?;
+    }
     let days = days_from_civil(year, month, day);
     let seconds = days as i128 * 86_400 + (seconds_of_day - zone) as i128;
     let ns = seconds * 1_000_000_000 + nanos as i128;
     Some(RefDate {
         ns,
         before_reform: (year, month, day) < (1582, 10, 15),
+        label: (year, month, day),
     })
+}
+
+/// dateutil's second time of day: `H:MM` or `H:MM:SS`, hour 0..23, minute
+/// and second 0..59, seconds 0 when absent; its seconds of the day.
+fn replacement_clock(text: &str) -> Option<i64> {
+    let fields: Vec<&str> = text.split(':').collect();
+    let digits = |s: &str, widths: std::ops::RangeInclusive<usize>| {
+        (widths.contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| s.parse::<i64>().ok())
+            .flatten()
+    };
+    let (hour, minute, second) = match fields[..] {
+        [h, m] => (digits(h, 1..=2)?, digits(m, 2..=2)?, 0),
+        [h, m, s] => (digits(h, 1..=2)?, digits(m, 2..=2)?, digits(s, 2..=2)?),
+        _ => return None,
+    };
+    (hour < 24 && minute < 60 && second < 60).then_some(hour * 3600 + minute * 60 + second)
 }
 
 /// Splits a trailing zone off the clock; returns the zone's offset in seconds.
@@ -217,6 +286,15 @@ fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// Days from 1970-01-01 (Gregorian) to a date on the Julian calendar.
+fn days_from_julian(year: i64, month: u32, day: u32) -> i64 {
+    let a = (14 - month as i64) / 12;
+    let y = year + 4800 - a;
+    let m = month as i64 + 12 * a - 3;
+    let julian_day = day as i64 + (153 * m + 2) / 5 + 365 * y + y.div_euclid(4) - 32_083;
+    julian_day - 2_440_588
+}
+
 /// The NaT sentinel numpy uses for a missing timestamp or duration.
 pub(crate) const NAT: i64 = i64::MIN;
 
@@ -227,7 +305,20 @@ impl DatetimeUnits {
             return Some(NAT);
         }
         let ns = count as i128 * self.unit_ns as i128 + self.epoch_offset_ns as i128;
-        i64::try_from(ns).ok().filter(|&n| n != NAT)
+        i64::try_from(self.whole_micros(ns))
+            .ok()
+            .filter(|&n| n != NAT)
+    }
+
+    /// Rounds to whole microseconds, half to even as numpy's `rint`, when
+    /// the timestamps went through cftime.
+    fn whole_micros(&self, ns: i128) -> i128 {
+        if !self.micros {
+            return ns;
+        }
+        let (q, r) = (ns.div_euclid(1000), ns.rem_euclid(1000));
+        let up = r > 500 || (r == 500 && q % 2 != 0);
+        (q + i128::from(up)) * 1000
     }
 
     /// A float count: xarray multiplies by the unit in float64 and truncates.
@@ -240,7 +331,9 @@ impl DatetimeUnits {
             return None;
         }
         let ns = scaled as i64 as i128 + self.epoch_offset_ns as i128;
-        i64::try_from(ns).ok().filter(|&n| n != NAT)
+        i64::try_from(self.whole_micros(ns))
+            .ok()
+            .filter(|&n| n != NAT)
     }
 }
 
@@ -282,7 +375,7 @@ mod tests {
 
     #[test]
     fn reference_dates_parse_like_pandas() {
-        let units = |u: &str| datetime_units(u, None).unwrap();
+        let units = |u: &str| datetime_units(u, None, false).unwrap();
         assert_eq!(units("days since 1970-01-01").epoch_offset_ns, 0);
         assert_eq!(units("days since 1970-01-02 00:00:00").epoch_offset_ns, DAY);
         assert_eq!(
@@ -302,12 +395,47 @@ mod tests {
             500_000_000
         );
         assert_eq!(units("day since 1970-1-1").unit_ns, DAY);
+        // pandas (dateutil) on a year written last: month first unless over 12.
+        assert_eq!(units("seconds since 1-1-1970").epoch_offset_ns, 0);
+        assert_eq!(units("days since 12-31-1970").epoch_offset_ns, 364 * DAY);
+        assert_eq!(units("days since 13-1-1970").epoch_offset_ns, 12 * DAY);
+        assert_eq!(units("days since 1-13-1970").epoch_offset_ns, 12 * DAY);
+        // What pandas 3 gives for a second, unsigned clock (dateutil's rule).
+        assert_eq!(
+            units("seconds since 2011-05-20 00:00:00 0:00").epoch_offset_ns,
+            1_305_849_600 * 1_000_000_000
+        );
+        assert_eq!(
+            units("seconds since 1970-01-01 10:20:45 1:30").epoch_offset_ns,
+            5_400 * 1_000_000_000
+        );
+        assert_eq!(
+            units("seconds since 1970-01-01 10:20:45.5 0:00").epoch_offset_ns,
+            500_000_000
+        );
+        assert_eq!(
+            units("seconds since 1970-01-01 10:20:45 1:30:15").epoch_offset_ns,
+            5_415 * 1_000_000_000
+        );
+        for refused in [
+            "seconds since 1970-01-01 10:20:45 0",
+            "seconds since 1970-01-01 10:20:45 24:00",
+            "seconds since 1970-01-01 10:20:45 12:61",
+        ] {
+            assert!(
+                matches!(
+                    datetime_units(refused, None, false),
+                    Err(TimeError::BadUnits(_))
+                ),
+                "{refused}"
+            );
+        }
         assert!(matches!(
-            datetime_units("days since yesterday", None),
+            datetime_units("days since yesterday", None, false),
             Err(TimeError::BadUnits(_))
         ));
         assert!(matches!(
-            datetime_units("fortnights since 1970-01-01", None),
+            datetime_units("fortnights since 1970-01-01", None, false),
             Err(TimeError::BadUnits(_))
         ));
     }
@@ -316,25 +444,25 @@ mod tests {
     fn calendars_numpy_cannot_hold_need_cftime() {
         for calendar in ["noleap", "360_day", "julian", "all_leap"] {
             assert!(matches!(
-                datetime_units("days since 2000-01-01", Some(calendar)),
+                datetime_units("days since 2000-01-01", Some(calendar), false),
                 Err(TimeError::NeedsCftime(_))
             ));
         }
         assert!(matches!(
-            datetime_units("days since 1500-01-01", Some("standard")),
+            datetime_units("days since 1500-01-01", Some("standard"), false),
             Err(TimeError::NeedsCftime(_))
         ));
-        datetime_units("days since 1700-01-01", Some("proleptic_gregorian")).unwrap();
+        datetime_units("days since 1700-01-01", Some("proleptic_gregorian"), false).unwrap();
         assert!(matches!(
-            datetime_units("days since 1500-01-01", Some("proleptic_gregorian")),
+            datetime_units("days since 1500-01-01", Some("proleptic_gregorian"), false),
             Err(TimeError::NeedsCftime(_))
         ));
-        datetime_units("days since 2000-01-01", Some("Gregorian")).unwrap();
+        datetime_units("days since 2000-01-01", Some("Gregorian"), false).unwrap();
     }
 
     #[test]
     fn counts_become_nanoseconds_as_xarray_truncates_them() {
-        let u = datetime_units("days since 1970-01-01", None).unwrap();
+        let u = datetime_units("days since 1970-01-01", None, false).unwrap();
         assert_eq!(u.count_to_ns(2), Some(2 * DAY));
         assert_eq!(u.float_count_to_ns(0.5), Some(DAY / 2));
         assert_eq!(u.float_count_to_ns(f64::NAN), Some(NAT));

@@ -12,13 +12,44 @@
 //! then read as one box, so a write never patches a chunk and memory holds
 //! one chunk per variable in flight.
 
+use std::collections::BTreeMap;
+
 use crate::ingest::plan::VariablePlan;
 use crate::nd::c_order;
+
+/// How a file's variables are read, as atlas-python's `--open-chunks` (the
+/// `chunks=` it passes to `xarray.open_dataset`). The read's chunks are also
+/// the stored chunk shape, unless `--chunks` names one.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum OpenChunks {
+    /// dask's `"auto"`: whole up to the chunk budget, else the file's
+    /// chunking grown towards it (the default).
+    #[default]
+    Auto,
+    /// The file's own chunking (`chunks={}`); a contiguous variable whole.
+    Native,
+    /// Each variable whole, in one read (no dask).
+    Whole,
+    /// Per-dimension sizes; a dimension left out keeps the file's chunking.
+    Dims(BTreeMap<String, DimChunk>),
+}
+
+/// One dimension's entry in `--open-chunks '{"time": 100}'`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DimChunk {
+    /// At most this many along the dimension.
+    Size(u64),
+    /// The whole dimension (`-1`).
+    Full,
+    /// The file's chunking (`null`), or the whole dimension without one.
+    Native,
+}
 
 /// The chunk shape to store, `None` for the whole array.
 pub(crate) fn stored_chunks(
     plan: &VariablePlan,
     explicit: Option<&[u64]>,
+    open: &OpenChunks,
     budget: u64,
 ) -> Result<Option<Vec<u64>>, String> {
     let rank = plan.shape.len();
@@ -31,6 +62,39 @@ pub(crate) fn stored_chunks(
             ));
         }
         return Ok(Some(chunks.to_vec()));
+    }
+    // xarray keeps an index coordinate (named after its one dimension) in
+    // memory, never in dask chunks: atlas-python stores it whole.
+    if rank == 1 && plan.dims[0] == plan.name {
+        return Ok(None);
+    }
+    let native = |axis: usize| {
+        let whole = plan.shape[axis];
+        match &plan.chunking {
+            Some(c) if c.len() == rank => c[axis].clamp(1, whole.max(1)),
+            _ => whole,
+        }
+    };
+    let first_chunks = |per_axis: Vec<u64>| {
+        // dask's first chunk along each axis; a shape of whole axes is the
+        // array itself.
+        let whole = per_axis.iter().zip(&plan.shape).all(|(c, s)| c >= s);
+        Ok((!whole).then_some(per_axis))
+    };
+    match open {
+        OpenChunks::Auto => {}
+        OpenChunks::Whole => return Ok(None),
+        OpenChunks::Native => return first_chunks((0..rank).map(native).collect()),
+        OpenChunks::Dims(sizes) => {
+            let per_axis = (0..rank)
+                .map(|axis| match sizes.get(&plan.dims[axis]) {
+                    Some(DimChunk::Size(n)) => (*n).clamp(1, plan.shape[axis].max(1)),
+                    Some(DimChunk::Full) => plan.shape[axis],
+                    Some(DimChunk::Native) | None => native(axis),
+                })
+                .collect();
+            return first_chunks(per_axis);
+        }
     }
     // Saturating: a declared shape can overflow u64 (the writer refuses it).
     let elements = plan.shape.iter().fold(1u64, |a, &s| a.saturating_mul(s));
@@ -123,35 +187,84 @@ mod tests {
             attrs: vec![],
             chunking,
             width: 4,
+            warnings: vec![],
         }
     }
 
     #[test]
     fn small_arrays_stay_whole_and_large_ones_grow_the_files_chunks() {
         let p = plan(&[100, 721, 1440], Some(vec![1, 721, 1440]));
-        assert_eq!(stored_chunks(&p, None, 1 << 30).unwrap(), None);
+        assert_eq!(
+            stored_chunks(&p, None, &OpenChunks::Auto, 1 << 30).unwrap(),
+            None
+        );
         // 4 MB per time step: 16 of them fit 64 MiB.
         assert_eq!(
-            stored_chunks(&p, None, 64 << 20).unwrap(),
+            stored_chunks(&p, None, &OpenChunks::Auto, 64 << 20).unwrap(),
             Some(vec![16, 721, 1440])
         );
         // Contiguous: rows of the last axes.
         let p = plan(&[100, 721, 1440], None);
         assert_eq!(
-            stored_chunks(&p, None, 1 << 20).unwrap(),
+            stored_chunks(&p, None, &OpenChunks::Auto, 1 << 20).unwrap(),
             Some(vec![1, 182, 1440])
         );
         // A file chunk over budget is cut along its leading axes.
         let p = plan(&[100, 721, 1440], Some(vec![1, 721, 1440]));
         assert_eq!(
-            stored_chunks(&p, None, 2 << 20).unwrap(),
+            stored_chunks(&p, None, &OpenChunks::Auto, 2 << 20).unwrap(),
             Some(vec![1, 364, 1440])
         );
         assert_eq!(
-            stored_chunks(&p, Some(&[10, 10, 10]), 1).unwrap(),
+            stored_chunks(&p, Some(&[10, 10, 10]), &OpenChunks::Auto, 1).unwrap(),
             Some(vec![10, 10, 10])
         );
-        assert!(stored_chunks(&p, Some(&[10]), 1).is_err());
+        assert!(stored_chunks(&p, Some(&[10]), &OpenChunks::Auto, 1).is_err());
+    }
+
+    #[test]
+    fn open_chunks_modes_set_the_stored_chunks_as_xarray_reads_them() {
+        let mut p = plan(&[100, 721, 1440], Some(vec![1, 721, 1440]));
+        p.dims = vec!["time".into(), "lat".into(), "lon".into()];
+        let chunks =
+            |p: &VariablePlan, open: OpenChunks| stored_chunks(p, None, &open, 1 << 30).unwrap();
+        assert_eq!(chunks(&p, OpenChunks::Native), Some(vec![1, 721, 1440]));
+        assert_eq!(chunks(&p, OpenChunks::Whole), None);
+        let dims = |pairs: &[(&str, DimChunk)]| {
+            OpenChunks::Dims(pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect())
+        };
+        // A dimension left out keeps the file's chunking.
+        assert_eq!(
+            chunks(&p, dims(&[("time", DimChunk::Size(10))])),
+            Some(vec![10, 721, 1440])
+        );
+        assert_eq!(
+            chunks(
+                &p,
+                dims(&[("time", DimChunk::Full), ("lon", DimChunk::Size(5000))])
+            ),
+            None
+        );
+        assert_eq!(
+            chunks(&p, dims(&[("lat", DimChunk::Size(100))])),
+            Some(vec![1, 100, 1440])
+        );
+        // Contiguous: native is the whole array, and so is a missing dimension.
+        p.chunking = None;
+        assert_eq!(chunks(&p, OpenChunks::Native), None);
+        assert_eq!(
+            chunks(&p, dims(&[("lat", DimChunk::Size(100))])),
+            Some(vec![100, 100, 1440])
+        );
+        // A file chunk longer than its (unlimited) axis is the axis.
+        let mut q = plan(&[3], Some(vec![1024]));
+        q.dims = vec!["t".into()];
+        assert_eq!(chunks(&q, OpenChunks::Native), None);
+        // An index coordinate is never chunked.
+        let mut x = plan(&[500], Some(vec![100]));
+        (x.name, x.dims) = ("x".into(), vec!["x".into()]);
+        assert_eq!(chunks(&x, OpenChunks::Native), None);
+        assert_eq!(chunks(&x, dims(&[("x", DimChunk::Size(10))])), None);
     }
 
     #[test]

@@ -11,22 +11,37 @@ use crate::ingest::classic;
 use crate::ingest::plan::{plan_dataset, Unsupported};
 use crate::ingest::source::{Decoded, NetcdfThread};
 use crate::ingest::{CreateOptions, COORDS_ATTR};
+use crate::pytext::str_repr;
 use crate::write::{Cells, DatasetWriter};
 
-/// Fills `dataset` from the file at `path` and commits it. Returns the
-/// arrays left out under `skip_unsupported`; an error leaves the dataset
-/// uncommitted (the writer forgets it when it is dropped).
+/// What a file that landed left out, and what atlas-python warns of.
+#[derive(Debug, Default)]
+pub(crate) struct Landed {
+    /// Arrays left out under `skip_unsupported`.
+    pub skipped: Vec<Unsupported>,
+    /// atlas-python's warnings, in its words.
+    pub warnings: Vec<String>,
+}
+
+/// Fills `dataset` from the file at `path` and commits it. An error leaves
+/// the dataset uncommitted (the writer forgets it when it is dropped).
 pub(crate) fn ingest_file(
     netcdf: &NetcdfThread,
     path: &Path,
     mut dataset: DatasetWriter,
     options: &CreateOptions,
-) -> Result<Vec<Unsupported>, String> {
+) -> Result<Landed, String> {
     classic::check_complete(path)?;
     let file = netcdf.open(path)?;
     let (variables, globals) = file.describe()?;
-    let plan = plan_dataset(&variables, &globals, options.decode_times)?;
+    let plan = plan_dataset(
+        &variables,
+        &globals,
+        options.decode_times,
+        options.convert_calendar,
+    )?;
     let mut skipped = Vec::new();
+    let mut warnings = Vec::new();
     let mut arrays = Vec::new();
     for variable in plan.variables {
         match variable {
@@ -37,8 +52,9 @@ pub(crate) fn ingest_file(
     }
     let write_error = |e: crate::Error| e.to_string();
     for array in &arrays {
+        warnings.extend(array.warnings.iter().cloned());
         let explicit = options.chunks.get(&array.name).map(Vec::as_slice);
-        let chunks = stored_chunks(array, explicit, options.chunk_budget)?;
+        let chunks = stored_chunks(array, explicit, &options.open_chunks, options.chunk_budget)?;
         dataset
             .define_dtype(
                 &array.name,
@@ -52,6 +68,7 @@ pub(crate) fn ingest_file(
         // One box read ahead: libnetcdf reads (and inflates) the next chunk
         // while this thread decodes and stores the current one.
         let mut boxes = boxes(&array.shape, chunks.as_deref()).peekable();
+        let mut missing_strings = 0usize;
         let mut next = match boxes.peek() {
             Some((start, count)) => Some(file.request(array, start, count)?),
             None => None,
@@ -67,12 +84,19 @@ pub(crate) fn ingest_file(
                 Decoded::Fixed(bytes) => {
                     dataset.write_cells(&array.name, start, count, Cells::Fixed(Cow::Owned(bytes)))
                 }
-                Decoded::Strings(items) => {
+                Decoded::Strings(items, filled) => {
+                    missing_strings += filled;
                     let cells = Cells::Var(items.iter().map(Vec::as_slice).collect());
                     dataset.write_cells(&array.name, start, count, cells)
                 }
             }
             .map_err(write_error)?;
+        }
+        if missing_strings > 0 {
+            warnings.push(format!(
+                "{}: replaced {missing_strings} missing string cell(s) (None/NaN) with ''. Atlas cannot store a missing string as null",
+                str_repr(&array.name)
+            ));
         }
         for (key, value) in &array.attrs {
             dataset
@@ -90,5 +114,5 @@ pub(crate) fn ingest_file(
         .collect();
     dataset.set_attribute(COORDS_ATTR, Attr::String(json_string_list(&kept)));
     dataset.finish().map_err(write_error)?;
-    Ok(skipped)
+    Ok(Landed { skipped, warnings })
 }

@@ -14,6 +14,7 @@ mod attrs;
 mod cftime;
 mod chunking;
 mod classic;
+mod enums;
 mod file;
 mod plan;
 mod scan;
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
 pub use attrs::JSON_PREFIX;
+pub use chunking::{DimChunk, OpenChunks};
 pub use scan::{dataset_name, find_netcdf_files, NETCDF_SUFFIXES};
 
 use crate::write::{AtlasWriter, Codec, DatasetWriter, WriterConfig};
@@ -41,12 +43,19 @@ pub struct CreateOptions {
     pub recursive: bool,
     /// Block codec.
     pub codec: Codec,
-    /// Stored chunk shape per variable name; overrides the automatic choice.
+    /// Stored chunk shape per variable name; overrides `open_chunks`.
     pub chunks: BTreeMap<String, Vec<u64>>,
+    /// How each variable is read, which also sets its stored chunk shape
+    /// (atlas-python's `--open-chunks`).
+    pub open_chunks: OpenChunks,
     /// Bytes of one variable read at a time; also the largest automatic chunk.
     pub chunk_budget: u64,
     /// Decode CF times to timestamps (atlas-python's default).
     pub decode_times: bool,
+    /// Decode times on a calendar numpy cannot hold (Julian, or the mixed
+    /// Gregorian before 1582) to the timestamps of the same instants, instead
+    /// of refusing them (`--convert-calendar`).
+    pub convert_calendar: bool,
     /// Skip files that fail instead of abandoning the collection.
     pub skip_errors: bool,
     /// Leave out arrays atlas cannot store instead of failing their file.
@@ -105,8 +114,10 @@ impl Default for CreateOptions {
             recursive: true,
             codec: Codec::Zstd,
             chunks: BTreeMap::new(),
+            open_chunks: OpenChunks::Auto,
             chunk_budget: DEFAULT_CHUNK_BUDGET,
             decode_times: true,
+            convert_calendar: false,
             skip_errors: false,
             skip_unsupported: false,
             workers: 1,
@@ -171,6 +182,13 @@ pub enum Event<'a> {
     SkippedFile(&'a SkippedFile),
     /// An array was left out.
     SkippedArray(&'a SkippedArray),
+    /// What atlas-python warns of (in its words) for a file that landed.
+    Warning {
+        /// The file.
+        file: &'a Path,
+        /// The warning.
+        message: &'a str,
+    },
 }
 
 /// Why a run built nothing.
@@ -261,7 +279,7 @@ pub fn create(
 }
 
 /// One file's outcome, tagged with its place in the scan.
-type Outcome = (usize, Result<Vec<plan::Unsupported>, String>);
+type Outcome = (usize, Result<file::Landed, String>);
 
 fn run(
     files: &[PathBuf],
@@ -327,7 +345,13 @@ fn run(
                 continue;
             }
             // Ordinals follow the scan: datasets are added here, in order.
-            let dataset = match writer.add_dataset(&name) {
+            // Under skip_errors a file may fail after writing some arrays:
+            // staged, what it wrote never reaches the shared blocks.
+            let added = match options.skip_errors {
+                true => writer.add_staged_dataset(&name),
+                false => writer.add_dataset(&name),
+            };
+            let dataset = match added {
                 Ok(d) => d,
                 Err(e) => {
                     if !options.skip_errors {
@@ -399,9 +423,15 @@ impl<'a> Book<'a> {
                 self.skip(index, message, on_event);
                 Ok(())
             }
-            Ok(left_out) => {
+            Ok(landed) => {
                 let name = dataset_name(path);
-                for u in left_out {
+                for message in &landed.warnings {
+                    on_event(Event::Warning {
+                        file: path,
+                        message,
+                    });
+                }
+                for u in landed.skipped {
                     let item = SkippedArray {
                         dataset: name.clone(),
                         array: u.array,

@@ -183,6 +183,8 @@ pub(crate) struct VariablePlan {
     pub chunking: Option<Vec<u64>>,
     /// Bytes per element once decoded (an estimate for strings).
     pub width: u64,
+    /// What xarray warns of while decoding it, in its words.
+    pub warnings: Vec<String>,
 }
 
 /// A variable left out: what it would have been and why.
@@ -212,6 +214,7 @@ pub(crate) fn plan_dataset(
     variables: &[RawVariable],
     globals: &[(String, AttributeValue)],
     decode_times: bool,
+    convert_calendar: bool,
 ) -> Result<DatasetPlan, String> {
     let mut variables = variables.to_vec();
     if decode_times {
@@ -220,6 +223,10 @@ pub(crate) fn plan_dataset(
     let mut coords: Vec<String> = Vec::new();
     let mut planned = Vec::with_capacity(variables.len());
     for var in &variables {
+        refuse_text_packing(var)?;
+        if decode_times && convert_calendar {
+            refuse_unreal_calendar(var)?;
+        }
         let joined = joined_char_width(var, &variables);
         let dims: Vec<&(String, usize)> = var.dims[..var.dims.len() - joined.map_or(0, |_| 1)]
             .iter()
@@ -240,7 +247,13 @@ pub(crate) fn plan_dataset(
                 }
             }
         }
-        planned.push(plan_variable(var, joined, &dims, decode_times));
+        planned.push(plan_variable(
+            var,
+            joined,
+            &dims,
+            decode_times,
+            convert_calendar,
+        ));
     }
     let mut attrs = Vec::with_capacity(globals.len());
     for (key, value) in globals {
@@ -251,6 +264,22 @@ pub(crate) fn plan_dataset(
             }
         }
         attrs.push((key.clone(), attrs::convert(value)));
+    }
+    // xarray makes every variable named after a dimension a coordinate,
+    // whatever its own dimensions (`depth(station, profile)` beside
+    // `T(depth, lat, lon)`), when it merges the decoded variables.
+    let used: Vec<&str> = variables
+        .iter()
+        .zip(&planned)
+        .flat_map(|(var, plan)| match plan {
+            Ok(p) => p.dims.iter().map(String::as_str).collect::<Vec<_>>(),
+            Err(_) => var.dims.iter().map(|(d, _)| d.as_str()).collect(),
+        })
+        .collect();
+    for var in &variables {
+        if used.contains(&var.name.as_str()) {
+            coords.push(var.name.clone());
+        }
     }
     // File order, each once, and only names that are variables.
     let coords: Vec<String> = variables
@@ -268,6 +297,38 @@ pub(crate) fn plan_dataset(
         coords,
         attrs,
     })
+}
+
+/// `--convert-calendar` on a calendar without real instants fails the whole
+/// file in atlas-python, before any array is looked at.
+fn refuse_unreal_calendar(var: &RawVariable) -> Result<(), String> {
+    let Some(units) = var
+        .attr_str("units")
+        .filter(|u| cftime::is_datetime_units(u))
+    else {
+        return Ok(());
+    };
+    match cftime::datetime_units(units, var.attr_str("calendar"), true) {
+        Err(TimeError::NoInstant(why)) => Err(format!("variable {:?}: {why}", var.name)),
+        _ => Ok(()),
+    }
+}
+
+/// numpy cannot scale numbers by text: xarray fails the file when it
+/// computes `data * scale_factor + add_offset` with either one a string.
+fn refuse_text_packing(var: &RawVariable) -> Result<(), String> {
+    if matches!(var.ty, Ok(SourceType::Char | SourceType::Str) | Err(_)) {
+        return Ok(());
+    }
+    for key in PACK_KEYS {
+        if let Some(AttributeValue::Str(_) | AttributeValue::Strs(_)) = var.attr(key) {
+            return Err(format!(
+                "variable {:?}: its {key} is text, which cannot scale numbers (numpy has no loop for a number and a str)",
+                var.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// xarray copies `units` and `calendar` of a time axis to its `bounds`
@@ -320,6 +381,7 @@ fn plan_variable(
     joined: Option<usize>,
     dims: &[&(String, usize)],
     decode_times: bool,
+    convert_calendar: bool,
 ) -> Result<VariablePlan, Unsupported> {
     let unsupported = |dtype: &str, reason: String| Unsupported {
         array: var.name.clone(),
@@ -351,6 +413,7 @@ fn plan_variable(
     }
     let units = var.attr_str("units");
     let mut time = Time::None;
+    let mut warnings = Vec::new();
     let decode = match ty {
         SourceType::Char => {
             removed.push("_Encoding");
@@ -384,6 +447,23 @@ fn plan_variable(
                 .filter(|f| !f.is_nan())
                 .collect();
             fills.dedup();
+            if fills.len() > 1 {
+                let listed: Vec<String> = fills
+                    .iter()
+                    .map(|f| crate::pytext::float_repr(*f))
+                    .collect();
+                warnings.push(format!(
+                    "variable {} has multiple fill values {{{}}} defined, decoding all values to NaN.",
+                    crate::pytext::str_repr(&var.name),
+                    listed.join(", ")
+                ));
+            }
+            // A text fill on numbers (`missing_value = "-1.e+34f"`) is still
+            // a fill to xarray: the array is promoted as for any fill, and
+            // the text then equals no value.
+            let text_fill = fills_present
+                .iter()
+                .any(|v| matches!(v, AttributeValue::Str(_) | AttributeValue::Strs(_)));
             let packed = PACK_KEYS.iter().any(|k| var.attr(k).is_some());
             let datetime_like = decode_times && units.is_some_and(cftime::is_datetime_units);
             let timedelta_like = decode_times && units.is_some_and(cftime::is_timedelta_units);
@@ -400,7 +480,7 @@ fn plan_variable(
                     scale: scale.map(|s| s.0),
                     offset: offset.map(|o| o.0),
                 }
-            } else if !fills.is_empty() {
+            } else if !fills.is_empty() || text_fill {
                 if (datetime_like || timedelta_like) && read.is_int() {
                     Numeric::Sentinel { fills }
                 } else {
@@ -418,17 +498,19 @@ fn plan_variable(
             };
             if datetime_like {
                 removed.extend(["units", "calendar"]);
-                let units =
-                    cftime::datetime_units(units.unwrap_or_default(), var.attr_str("calendar"))
-                        .map_err(|e| match e {
-                            TimeError::NeedsCftime(why) => {
-                                unsupported("object", format!("variable {:?}: {why}", var.name))
-                            }
-                            TimeError::BadUnits(why) => unsupported(
-                                read.numpy_name(),
-                                format!("variable {:?}: {why}", var.name),
-                            ),
-                        })?;
+                let units = cftime::datetime_units(
+                    units.unwrap_or_default(),
+                    var.attr_str("calendar"),
+                    convert_calendar,
+                )
+                .map_err(|e| match e {
+                    TimeError::NeedsCftime(why) => {
+                        unsupported("object", format!("variable {:?}: {why}", var.name))
+                    }
+                    TimeError::BadUnits(why) | TimeError::NoInstant(why) => {
+                        unsupported(read.numpy_name(), format!("variable {:?}: {why}", var.name))
+                    }
+                })?;
                 time = Time::Datetime(units);
             } else if decode_times
                 && units.is_some_and(cftime::is_timedelta_units)
@@ -501,6 +583,7 @@ fn plan_variable(
         attrs,
         chunking,
         width,
+        warnings,
     })
 }
 
@@ -628,7 +711,7 @@ mod tests {
     }
 
     fn one(v: RawVariable) -> VariablePlan {
-        plan_dataset(&[v], &[], true)
+        plan_dataset(&[v], &[], true, false)
             .unwrap()
             .variables
             .remove(0)
@@ -755,13 +838,13 @@ mod tests {
                 ("calendar", V::Str("noleap".into())),
             ],
         );
-        let err = plan_dataset(std::slice::from_ref(&raw), &[], true)
+        let err = plan_dataset(std::slice::from_ref(&raw), &[], true, false)
             .unwrap()
             .variables
             .remove(0)
             .unwrap_err();
         assert_eq!(err.dtype, "object");
-        let kept = plan_dataset(&[raw], &[], false)
+        let kept = plan_dataset(&[raw], &[], false, false)
             .unwrap()
             .variables
             .remove(0)
@@ -825,7 +908,8 @@ mod tests {
                 vec![("dtype", V::Str("bool".into()))],
             ),
         ];
-        let plan = plan_dataset(&vars, &[("title".into(), V::Str("t".into()))], true).unwrap();
+        let plan =
+            plan_dataset(&vars, &[("title".into(), V::Str("t".into()))], true, false).unwrap();
         assert_eq!(plan.coords, vec!["LATITUDE"]);
         let names: Vec<String> = plan
             .variables
@@ -862,13 +946,13 @@ mod tests {
     fn types_atlas_cannot_store_are_named() {
         let mut v = var("c", SourceType::I8, &[("x", 1)], vec![]);
         v.ty = Err("compound".into());
-        let plan = plan_dataset(&[v], &[], true).unwrap();
+        let plan = plan_dataset(&[v], &[], true, false).unwrap();
         let err = plan.variables[0].as_ref().unwrap_err();
         assert_eq!((err.array.as_str(), err.dtype.as_str()), ("c", "compound"));
         assert!(err.reason.contains("--skip-unsupported"), "{}", err.reason);
         let bad = var("x", SourceType::F32, &[("x", 2), ("y", 2)], vec![]);
         assert!(
-            plan_dataset(&[bad], &[], true).is_err(),
+            plan_dataset(&[bad], &[], true, false).is_err(),
             "named after a dimension, yet 2-D"
         );
     }

@@ -14,6 +14,7 @@ use netcdf::types::{FloatType, IntType, NcVariableType};
 use netcdf::{AttributeValue, Extent, Variable};
 
 use crate::ingest::cftime::{self, NAT};
+use crate::ingest::enums;
 use crate::ingest::plan::{Decode, Numeric, RawVariable, SourceType, Time, VariablePlan};
 use crate::nd::c_order;
 
@@ -59,6 +60,7 @@ impl NetcdfThread {
             .name("atlas-netcdf".into())
             .spawn(move || {
                 let mut files: HashMap<u64, netcdf::File> = HashMap::new();
+                let mut paths: HashMap<u64, PathBuf> = HashMap::new();
                 let mut next = 0u64;
                 for request in incoming {
                     match request {
@@ -68,12 +70,14 @@ impl NetcdfThread {
                                 .map(|file| {
                                     next += 1;
                                     files.insert(next, file);
+                                    paths.insert(next, path.clone());
                                     next
                                 });
                             let _ = reply.send(opened);
                         }
                         Request::Describe(id, reply) => {
-                            let _ = reply.send(with_file(&files, id, describe_file));
+                            let path = paths.get(&id).cloned().unwrap_or_default();
+                            let _ = reply.send(with_file(&files, id, |f| describe_file(f, &path)));
                         }
                         Request::Read {
                             file,
@@ -89,6 +93,7 @@ impl NetcdfThread {
                         }
                         Request::Close(id) => {
                             files.remove(&id);
+                            paths.remove(&id);
                         }
                     }
                 }
@@ -182,18 +187,21 @@ impl PendingBox {
             (Decode::Chars { width, fills }, Raw::Bytes(bytes)) => {
                 Ok(strings_from_chars(&bytes, width.unwrap_or(1), n, fills))
             }
-            (Decode::Strings { fills }, Raw::Strings(items)) => Ok(Decoded::Strings(
-                items
+            (Decode::Strings { fills }, Raw::Strings(items)) => {
+                let mut filled = 0;
+                let items = items
                     .into_iter()
                     .map(|s| {
                         if fills.contains(&s) {
+                            filled += 1;
                             Vec::new()
                         } else {
                             s.into_bytes()
                         }
                     })
-                    .collect(),
-            )),
+                    .collect();
+                Ok(Decoded::Strings(items, filled))
+            }
             (
                 Decode::Numbers {
                     read,
@@ -228,11 +236,11 @@ fn read_attributes<'a>(
         .collect()
 }
 
-fn describe_file(file: &netcdf::File) -> Result<Described, String> {
+fn describe_file(file: &netcdf::File, path: &Path) -> Result<Described, String> {
     let globals = read_attributes(file.attributes(), "")?;
     let variables = file
         .variables()
-        .map(|v| describe(&v))
+        .map(|v| describe(&v, path))
         .collect::<Result<_, String>>()?;
     Ok((variables, globals))
 }
@@ -280,15 +288,39 @@ fn read_raw(
         Decode::Numbers { read, .. } => read.width(),
     };
     let mut raw = vec![0u8; n * width];
-    if !raw.is_empty() {
+    if raw.is_empty() {
+        return Ok(Raw::Bytes(raw));
+    }
+    let names: Vec<String> = var.dimensions().iter().map(|d| d.name()).collect();
+    let repeated = names
+        .iter()
+        .enumerate()
+        .any(|(i, d)| names[..i].contains(d));
+    if !repeated {
         var.get_raw_values_into(&mut raw, extents).map_err(failed)?;
+        return Ok(Raw::Bytes(raw));
+    }
+    // A variable over one dimension twice (`temp(time, time)`): libnetcdf
+    // answers a hyperslab over both with cells of another row, or
+    // uninitialised ones (atlas-python stored such bytes), and a row at a
+    // time with what ncdump prints.
+    let row = raw.len() / count[0].max(1) as usize;
+    for (i, out) in raw.chunks_mut(row).enumerate() {
+        let mut one = extents.clone();
+        one[0] = Extent::SliceCount {
+            start: start[0] as usize + i,
+            count: 1,
+            stride: 1,
+        };
+        var.get_raw_values_into(out, one).map_err(failed)?;
     }
     Ok(Raw::Bytes(raw))
 }
 
-fn describe(v: &Variable<'_>) -> Result<RawVariable, String> {
+fn describe(v: &Variable<'_>, path: &Path) -> Result<RawVariable, String> {
     let name = v.name();
-    let ty = match v.vartype() {
+    let vartype = v.vartype();
+    let ty = match &vartype {
         NcVariableType::Int(IntType::I8) => Ok(SourceType::I8),
         NcVariableType::Int(IntType::I16) => Ok(SourceType::I16),
         NcVariableType::Int(IntType::I32) => Ok(SourceType::I32),
@@ -303,10 +335,26 @@ fn describe(v: &Variable<'_>) -> Result<RawVariable, String> {
         NcVariableType::String => Ok(SourceType::Str),
         NcVariableType::Compound(_) => Err("compound".to_string()),
         NcVariableType::Opaque(_) => Err("opaque".to_string()),
-        NcVariableType::Enum(_) => Err("enum".to_string()),
+        NcVariableType::Enum(e) => Ok(enums::base_type(&e.fieldvalues)),
         NcVariableType::Vlen(_) => Err("vlen".to_string()),
     };
-    let attrs = read_attributes(v.attributes(), &name)?;
+    let attrs = match &vartype {
+        // Its own attributes (a fill) are of the enum type.
+        NcVariableType::Enum(e) => {
+            let base = enums::base_type(&e.fieldvalues);
+            v.attributes()
+                .map(|a| match a.value() {
+                    Ok(value) => Ok((a.name().to_string(), value)),
+                    Err(netcdf::Error::TypeUnknown(_)) => {
+                        enums::enum_attribute(path, &name, a.name(), base)
+                            .map(|value| (a.name().to_string(), value))
+                    }
+                    Err(e) => Err(format!("attribute {name}:{}: {e}", a.name())),
+                })
+                .collect::<Result<Vec<_>, String>>()?
+        }
+        _ => read_attributes(v.attributes(), &name)?,
+    };
     Ok(RawVariable {
         ty,
         dims: v.dimensions().iter().map(|d| (d.name(), d.len())).collect(),
@@ -330,6 +378,7 @@ fn box_indices<'a>(start: &'a [u64], count: &[u64]) -> impl Iterator<Item = Vec<
 /// numpy's fixed-width bytes: trailing NULs dropped. Invalid UTF-8 is
 /// replaced, as atlas-python's sanitising does.
 fn strings_from_chars(raw: &[u8], width: usize, n: usize, fills: &[String]) -> Decoded {
+    let mut filled = 0;
     let out = (0..n)
         .map(|i| {
             // A zero-width character dimension gives empty strings.
@@ -337,21 +386,23 @@ fn strings_from_chars(raw: &[u8], width: usize, n: usize, fills: &[String]) -> D
             let end = cell.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
             let text = String::from_utf8_lossy(&cell[..end]).into_owned();
             if fills.contains(&text) {
+                filled += 1;
                 Vec::new()
             } else {
                 text.into_bytes()
             }
         })
         .collect();
-    Decoded::Strings(out)
+    Decoded::Strings(out, filled)
 }
 
 /// One box of values, decoded and owned.
 pub(crate) enum Decoded {
     /// Little-endian bytes of the stored type.
     Fixed(Vec<u8>),
-    /// UTF-8 bytes, one per cell.
-    Strings(Vec<Vec<u8>>),
+    /// UTF-8 bytes, one per cell, and how many cells were missing (a fill)
+    /// and became the empty string.
+    Strings(Vec<Vec<u8>>, usize),
 }
 
 /// One element type of the file, read from native-endian bytes.
@@ -556,7 +607,7 @@ mod tests {
 
     fn strings(d: Decoded) -> Vec<String> {
         match d {
-            Decoded::Strings(items) => items
+            Decoded::Strings(items, _) => items
                 .into_iter()
                 .map(|b| String::from_utf8(b).unwrap())
                 .collect(),
@@ -596,7 +647,7 @@ mod tests {
         // float32 arithmetic, mask first: 100 * 0.01f32 + 273.15f32.
         assert_eq!(got[0], 100f32 * 0.01f32 + 273.15f32);
         assert!(got[1].is_nan());
-        let days = datetime_units("days since 1970-01-01", None).unwrap();
+        let days = datetime_units("days since 1970-01-01", None, false).unwrap();
         let sentinel = Numeric::Sentinel { fills: vec![7.0] };
         let out = convert(i16s, SourceType::I16, &sentinel, &Time::Datetime(days)).unwrap();
         let got: Vec<i64> = out
@@ -607,7 +658,7 @@ mod tests {
             got,
             [100 * 86_400_000_000_000, -32767 * 86_400_000_000_000, NAT]
         );
-        let far = datetime_units("days since 2200-01-01", None).unwrap();
+        let far = datetime_units("days since 2200-01-01", None, false).unwrap();
         let err = convert(
             100_000i32.to_ne_bytes().to_vec(),
             SourceType::I32,

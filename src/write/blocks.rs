@@ -84,9 +84,14 @@ impl BlockPacker {
     /// The decompressed bytes of a chunk placed earlier.
     pub(crate) fn fetch(&mut self, at: &Placement) -> Result<Vec<u8>> {
         let (from, to) = (at.offset as usize, at.offset as usize + at.size as usize);
-        let id = at.block_id.0 as usize;
+        Ok(self.block(at.block_id.0)?[from..to].to_vec())
+    }
+
+    /// The decompressed bytes of block `id`, the open one included.
+    pub(crate) fn block(&mut self, id: u32) -> Result<Cow<'_, [u8]>> {
+        let id = id as usize;
         if id == self.closed.len() + self.compressing.len() {
-            return Ok(self.open[from..to].to_vec());
+            return Ok(Cow::Borrowed(&self.open));
         }
         while id >= self.closed.len() {
             self.collect(true)?;
@@ -99,7 +104,12 @@ impl BlockPacker {
             block.file_offset,
         )?;
         let bytes = decompress_block(&block.codec, &compressed, block.uncompressed_size)?;
-        Ok(bytes[from..to].to_vec())
+        Ok(Cow::Owned(bytes))
+    }
+
+    /// Removes the scratch file (a staged dataset's, once copied or dropped).
+    pub(crate) fn discard(self) {
+        let _ = std::fs::remove_file(&self.scratch);
     }
 
     fn close(&mut self) -> Result<()> {

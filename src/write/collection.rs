@@ -109,6 +109,20 @@ impl AtlasWriter {
     /// whatever order they finish in. A name is taken from this call on, even
     /// if the dataset is then dropped unfinished.
     pub fn add_dataset(&self, name: &str) -> Result<DatasetWriter> {
+        self.begin(name, false)
+    }
+
+    /// [`add_dataset`](Self::add_dataset), but the dataset's chunks are held
+    /// apart (in memory, full blocks in a scratch file of their own) until
+    /// [`DatasetWriter::finish`] moves them in: dropped unfinished, it leaves
+    /// no byte in the collection, which comes out as if it had never been
+    /// added. Costs one more copy of each chunk; `atlas create
+    /// --skip-errors` builds each file this way.
+    pub fn add_staged_dataset(&self, name: &str) -> Result<DatasetWriter> {
+        self.begin(name, true)
+    }
+
+    fn begin(&self, name: &str, staged: bool) -> Result<DatasetWriter> {
         validate_name(name)?;
         let mut state = lock(&self.state);
         state.check_open()?;
@@ -125,6 +139,7 @@ impl AtlasWriter {
             arrays: IndexMap::new(),
             attrs: Vec::new(),
             array_attrs: IndexMap::new(),
+            staged: staged.then(IndexMap::new),
         })
     }
 
@@ -203,9 +218,10 @@ impl AtlasWriter {
     }
 }
 
-/// Builds one dataset. Arrays go straight into the shared variables; the
-/// dataset itself (its name, schema and attributes) commits at
-/// [`finish`](Self::finish). Dropped unfinished, it never appears.
+/// Builds one dataset. Arrays go straight into the shared variables (or,
+/// staged, into its own until then); the dataset itself (its name, schema
+/// and attributes) commits at [`finish`](Self::finish). Dropped unfinished,
+/// it never appears.
 pub struct DatasetWriter {
     state: Arc<Mutex<State>>,
     name: String,
@@ -213,6 +229,9 @@ pub struct DatasetWriter {
     arrays: IndexMap<String, DType>,
     attrs: Vec<(String, Attr)>,
     array_attrs: IndexMap<String, Vec<(String, Attr)>>,
+    /// A staged dataset's own variables, one per array, uncompressed; moved
+    /// into the shared ones at `finish`.
+    staged: Option<IndexMap<String, Variable>>,
 }
 
 impl DatasetWriter {
@@ -253,16 +272,41 @@ impl DatasetWriter {
         }
         let mut state = lock(&self.state);
         state.check_open()?;
-        state.variable(array).define(
-            &self.name,
-            self.call,
-            dtype.clone(),
-            dimension_names,
-            shape,
-            chunk_shape,
-            fill,
-        )?;
-        drop(state);
+        match &mut self.staged {
+            Some(staged) => {
+                let config = WriterConfig {
+                    codec: crate::format::footer::Codec::Uncompressed,
+                    ..state.config
+                };
+                let scratch = state
+                    .work
+                    .path
+                    .join(format!("s{}-{}", self.call, staged.len()));
+                let mut private = Variable::new(&config, scratch, state.pool.clone());
+                drop(state);
+                private.define(
+                    &self.name,
+                    self.call,
+                    dtype.clone(),
+                    dimension_names,
+                    shape,
+                    chunk_shape,
+                    fill,
+                )?;
+                staged.insert(array.to_string(), private);
+            }
+            None => {
+                state.variable(array).define(
+                    &self.name,
+                    self.call,
+                    dtype.clone(),
+                    dimension_names,
+                    shape,
+                    chunk_shape,
+                    fill,
+                )?;
+            }
+        }
         self.arrays.insert(array.to_string(), dtype);
         Ok(())
     }
@@ -289,7 +333,17 @@ impl DatasetWriter {
     ) -> Result<()> {
         let mut state = lock(&self.state);
         state.check_open()?;
-        state.variable(array).write(&self.name, start, shape, cells)
+        match &mut self.staged {
+            Some(staged) => {
+                drop(state);
+                let private = staged.get_mut(array).ok_or_else(|| Error::ArrayNotFound {
+                    dataset: self.name.clone(),
+                    array: array.to_string(),
+                })?;
+                private.write(&self.name, start, shape, cells)
+            }
+            None => state.variable(array).write(&self.name, start, shape, cells),
+        }
     }
 
     /// Stores one chunk's encoded bytes as they are (a rewrite's copy path).
@@ -304,9 +358,18 @@ impl DatasetWriter {
         }
         let mut state = lock(&self.state);
         state.check_open()?;
-        state
-            .variable(array)
-            .store(&self.name, coord, std::borrow::Cow::Borrowed(bytes))
+        let bytes = std::borrow::Cow::Borrowed(bytes);
+        match self
+            .staged
+            .as_mut()
+            .and_then(|staged| staged.get_mut(array))
+        {
+            Some(private) => {
+                drop(state);
+                private.store(&self.name, coord, bytes)
+            }
+            None => state.variable(array).store(&self.name, coord, bytes),
+        }
     }
 
     fn check_dtype(&self, array: &str, wanted: &DType) -> Result<()> {
@@ -362,8 +425,20 @@ impl DatasetWriter {
                 .collect();
         array_attrs.sort_by_key(|(position, _)| *position);
 
+        let staged = self.staged.take();
         let mut state = lock(&self.state);
         state.check_open()?;
+        let mut drained: Vec<String> = Vec::new();
+        for (array, private) in staged.into_iter().flatten() {
+            if let Err(e) = private.drain_into(&self.name, self.call, state.variable(&array)) {
+                // What moved in already must not stay behind, unreferenced.
+                for array in drained {
+                    state.variable(&array).forget(&self.name);
+                }
+                return Err(e);
+            }
+            drained.push(array);
+        }
         if !attrs.is_empty() {
             let marker = state.variable(DATASET_ATTRS_VARIABLE);
             marker.define(
@@ -401,6 +476,10 @@ impl Drop for DatasetWriter {
     /// A dataset dropped unfinished leaves no array behind in any segment
     /// (its chunks stay in their blocks, unreferenced); its name stays taken.
     fn drop(&mut self) {
+        if let Some(staged) = self.staged.take() {
+            staged.into_values().for_each(Variable::discard);
+            return;
+        }
         if self.arrays.is_empty() {
             return;
         }

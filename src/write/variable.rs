@@ -192,6 +192,59 @@ impl Variable {
             .ok_or_else(|| Error::InvalidArgument(format!("'{name}' is not defined")))
     }
 
+    /// Moves dataset `name`'s array, chunks and statistics, from this
+    /// private variable (a staged dataset's) into `shared`, in the order the
+    /// chunks arrived, so the shared blocks come out as if the dataset had
+    /// written there directly. Chunks written over are left behind. Each
+    /// block here is read once.
+    pub(crate) fn drain_into(
+        mut self,
+        name: &str,
+        order: u64,
+        shared: &mut Variable,
+    ) -> Result<()> {
+        let Some(mut array) = self.arrays.shift_remove(name) else {
+            return Err(Error::InvalidArgument(format!("'{name}' is not defined")));
+        };
+        if shared.arrays.contains_key(name) {
+            return Err(Error::InvalidArgument(format!(
+                "'{name}' is already defined in this variable"
+            )));
+        }
+        let mut staged = std::mem::take(&mut array.chunks.0);
+        staged.sort_by_key(|(_, w)| (w.at.block_id.0, w.at.offset));
+        array.order = order;
+        shared.arrays.insert(name.to_string(), array);
+        let mut current: Option<(u32, Vec<u8>)> = None;
+        for (coord, written) in staged {
+            let id = written.at.block_id.0;
+            if current.as_ref().is_none_or(|(held, _)| *held != id) {
+                current = Some((id, self.blocks.block(id)?.into_owned()));
+            }
+            let (_, block) = current.as_ref().expect("loaded above");
+            let (from, to) = (
+                written.at.offset as usize,
+                (written.at.offset + written.at.size) as usize,
+            );
+            let at = shared.blocks.push(Cow::Borrowed(&block[from..to]))?;
+            let array = shared.arrays.get_mut(name).expect("inserted above");
+            array.chunks.insert(
+                coord,
+                Written {
+                    at,
+                    partial: written.partial,
+                },
+            );
+        }
+        self.blocks.discard();
+        Ok(())
+    }
+
+    /// Removes what this private variable spilled to disk.
+    pub(crate) fn discard(self) {
+        self.blocks.discard();
+    }
+
     /// Drops dataset `name`'s array, keeping the others' order.
     pub(crate) fn forget(&mut self, name: &str) {
         self.arrays.shift_remove(name);

@@ -1,0 +1,551 @@
+//! `atlas create` against atlas-python 0.17.2's `atlas create` on NetCDF
+//! files nobody here made: test and example data taken unchanged from other
+//! projects' packages (tests/netcdf-corpus/PROVENANCE.md; re-fetched by
+//! tests/netcdf-corpus/fetch.sh). Each producer's directory is built by both
+//! in three modes; every file must then land in both or be skipped by both,
+//! and every dataset that landed must read the same through atlas-rust
+//! 0.17.2 (the differential oracle), value for value, with our reader
+//! agreeing with atlas-rust on our collection. A file counts as identical
+//! when it agrees in every mode; the test prints `N of M files identical`
+//! and fails below M.
+
+#![cfg(feature = "cli")]
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// (name, flags) of each mode both tools run in.
+const MODES: [(&str, &[&str]); 3] = [
+    ("default", &[]),
+    ("skip-errors", &["--skip-errors"]),
+    ("no-decode-times", &["--skip-errors", "--no-decode-times"]),
+];
+
+fn corpus_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/netcdf-corpus/files")
+}
+
+fn python_ready() -> bool {
+    let found = Command::new("atlas")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("0.17"));
+    if !found {
+        assert!(
+            std::env::var_os("ATLAS_REQUIRE_PYTHON").is_none(),
+            "atlas-python 0.17.2 is required"
+        );
+        eprintln!("atlas-python 0.17 is not installed; skipped (pip install atlas-python==0.17.2)");
+    }
+    found
+}
+
+fn producers() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(corpus_root())
+        .expect("tests/netcdf-corpus/files (run tests/netcdf-corpus/fetch.sh)")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if atlas_wasm::ingest::NETCDF_SUFFIXES
+                .iter()
+                .any(|s| path.to_string_lossy().ends_with(s))
+            {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn create(program: &str, source: &Path, destination: &Path, flags: &[&str]) -> Output {
+    Command::new(program)
+        .arg("create")
+        .arg(source)
+        .arg(destination)
+        .args(flags)
+        .arg("--quiet")
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// atlas-rust's reading of a collection: each dataset's document by name,
+/// and the rest of the collection (creation time left out).
+struct Reading {
+    datasets: BTreeMap<String, Value>,
+    rest: Value,
+}
+
+fn read_with_atlas_rust(dir: &Path) -> Reading {
+    let mut doc = atlas_interop::dump(dir).expect("atlas-rust reads the collection");
+    let object = doc.as_object_mut().unwrap();
+    object.remove("created_unix_ms");
+    let datasets = object
+        .remove("datasets")
+        .and_then(|d| match d {
+            Value::Array(items) => Some(items),
+            _ => None,
+        })
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| (d["name"].as_str().unwrap().to_string(), d))
+        .collect();
+    Reading {
+        datasets,
+        rest: doc,
+    }
+}
+
+/// Our reader and atlas-rust read our collection alike.
+fn assert_our_reader_agrees(dir: &Path) {
+    let theirs = {
+        let mut doc = atlas_interop::dump(dir).unwrap();
+        doc.as_object_mut().unwrap().remove("created_unix_ms");
+        doc
+    };
+    let ours = common::block_on(async {
+        let atlas = atlas_wasm::Atlas::open_path(dir).await.unwrap();
+        let mut doc = common::dump::dump(&atlas).await.unwrap();
+        doc.as_object_mut().unwrap().remove("created_unix_ms");
+        doc
+    });
+    let diffs = common::diff::differences(&ours, &theirs);
+    assert!(
+        diffs.is_empty(),
+        "{}: our reader and atlas-rust differ:\n{}",
+        dir.display(),
+        diffs.join("\n")
+    );
+}
+
+/// Records `why` for each of `names` that has no disagreement yet.
+fn blame(differing: &mut BTreeMap<String, String>, names: &[String], why: String) {
+    for n in names {
+        differing.entry(n.clone()).or_insert_with(|| why.clone());
+    }
+}
+
+/// The file names `atlas create` reported as skipped on stderr.
+fn skipped(stderr: &str) -> BTreeSet<String> {
+    stderr
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("skipped "))
+        .filter(|l| !l.starts_with("array "))
+        .filter_map(|l| l.split_once(": ").map(|(file, _)| file_name(file)))
+        .collect()
+}
+
+fn file_name(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+#[test]
+fn real_files_from_other_packages_ingest_as_atlas_python_ingests_them() {
+    if !python_ready() {
+        return;
+    }
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("netcdf-corpus");
+    let _ = std::fs::remove_dir_all(&out);
+    // file -> the first disagreement found for it
+    let mut differing: BTreeMap<String, String> = BTreeMap::new();
+    let mut all_files = Vec::new();
+    for producer in producers() {
+        let label = producer.file_name().unwrap().to_string_lossy().into_owned();
+        let files = files_under(&producer);
+        let names: Vec<String> = files
+            .iter()
+            .map(|f| format!("{label}/{}", file_name(&f.to_string_lossy())))
+            .collect();
+        all_files.extend(names.iter().cloned());
+        for (mode, flags) in MODES {
+            let (mine, python) = (
+                out.join(&label).join(mode).join("ours"),
+                out.join(&label).join(mode).join("theirs"),
+            );
+            let a = create(env!("CARGO_BIN_EXE_atlas"), &producer, &mine, flags);
+            let b = create("atlas", &producer, &python, flags);
+            if a.status.success() != b.status.success() || a.status.code() != b.status.code() {
+                blame(
+                    &mut differing,
+                    &names,
+                    format!(
+                        "{mode}: exit {:?} here, {:?} in atlas-python\n  ours: {}\n  theirs: {}",
+                        a.status.code(),
+                        b.status.code(),
+                        text(&a.stderr).trim(),
+                        text(&b.stderr).trim()
+                    ),
+                );
+                continue;
+            }
+            if !mine.join("data.atlas").exists() || !python.join("data.atlas").exists() {
+                // Both refused the directory (default mode stops at a bad file).
+                assert!(
+                    !mine.exists(),
+                    "{label} {mode}: a refused build left {}",
+                    mine.display()
+                );
+                continue;
+            }
+            let (skipped_here, skipped_there) =
+                (skipped(&text(&a.stderr)), skipped(&text(&b.stderr)));
+            assert_our_reader_agrees(&mine);
+            let (ours, theirs) = (read_with_atlas_rust(&mine), read_with_atlas_rust(&python));
+            for (file, name) in files.iter().zip(&names) {
+                let base = file_name(&file.to_string_lossy());
+                let (here, there) = (skipped_here.contains(&base), skipped_there.contains(&base));
+                if here != there {
+                    differing.entry(name.clone()).or_insert_with(|| {
+                        format!("{mode}: skipped here {here}, in atlas-python {there}\n  ours: {}\n  theirs: {}", text(&a.stderr).trim(), text(&b.stderr).trim())
+                    });
+                    continue;
+                }
+                let (x, y) = (ours.datasets.get(&base), theirs.datasets.get(&base));
+                if let (Some(x), Some(y)) = (x, y) {
+                    let diffs = common::diff::differences(x, y);
+                    if !diffs.is_empty() {
+                        differing
+                            .entry(name.clone())
+                            .or_insert_with(|| format!("{mode}:\n  {}", diffs.join("\n  ")));
+                    }
+                } else if x.is_some() != y.is_some() {
+                    differing.entry(name.clone()).or_insert_with(|| {
+                        format!(
+                            "{mode}: landed here {}, in atlas-python {}",
+                            x.is_some(),
+                            y.is_some()
+                        )
+                    });
+                }
+            }
+            // Collection statistics and attribute columns, once every
+            // dataset agrees.
+            let diffs = common::diff::differences(&ours.rest, &theirs.rest);
+            if !diffs.is_empty() && !names.iter().any(|n| differing.contains_key(n)) {
+                blame(
+                    &mut differing,
+                    &names,
+                    format!(
+                        "{mode}: the collections differ beyond their datasets:\n  {}",
+                        diffs.join("\n  ")
+                    ),
+                );
+            }
+        }
+    }
+    let identical = all_files.len() - differing.len();
+    println!("{identical} of {} files identical", all_files.len());
+    for (file, why) in ATLAS_PYTHON_WRONG {
+        assert!(
+            differing.remove(file).is_some(),
+            "{file} is listed as one atlas-python gets wrong, but it agrees now"
+        );
+        println!("atlas-python is wrong on {file}: {why}");
+    }
+    for (file, why) in &differing {
+        println!("DIFFERS {file}: {why}");
+    }
+    assert!(
+        all_files.len() >= 100,
+        "the corpus holds {} files",
+        all_files.len()
+    );
+    assert!(
+        differing.is_empty(),
+        "{} files differ (listed above)",
+        differing.len()
+    );
+    assert_eq!(identical + ATLAS_PYTHON_WRONG.len(), all_files.len());
+}
+
+/// Files where atlas-python stores what the file does not hold, each with
+/// what we store instead; the corpus test requires them to differ, and
+/// `a_variable_over_one_dimension_twice_reads_as_ncdump_prints_it` pins how.
+const ATLAS_PYTHON_WRONG: [(&str, &str); 1] = [(
+    "compliance-checker/bad_missing_data.nc",
+    "temp(time, time) repeats a dimension: libnetcdf answers the one hyperslab \
+     atlas-python reads with an uninitialised cell (2685476833 where ncdump prints \
+     the fill); we read it a row at a time, as ncdump does",
+)];
+
+/// One corpus file built alone by both tools with `flags`: (exit codes,
+/// stderr texts, each side's dataset document as atlas-rust reads it).
+struct Both {
+    codes: (Option<i32>, Option<i32>),
+    stderr: (String, String),
+    ours: Option<Value>,
+    theirs: Option<Value>,
+}
+
+fn both(file: &str, flags: &[&str]) -> Both {
+    let label: String = format!("{file}{}", flags.join(""))
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("netcdf-one")
+        .join(label);
+    let _ = std::fs::remove_dir_all(&out);
+    let source = out.join("source");
+    std::fs::create_dir_all(&source).unwrap();
+    let name = file_name(file);
+    std::fs::copy(corpus_root().join(file), source.join(&name)).unwrap();
+    let (mine, python) = (out.join("ours"), out.join("theirs"));
+    let a = create(env!("CARGO_BIN_EXE_atlas"), &source, &mine, flags);
+    let b = create("atlas", &source, &python, flags);
+    let read = |dir: &Path| {
+        dir.join("data.atlas")
+            .exists()
+            .then(|| read_with_atlas_rust(dir).datasets.remove(&name))
+            .flatten()
+    };
+    if mine.join("data.atlas").exists() {
+        assert_our_reader_agrees(&mine);
+    }
+    Both {
+        codes: (a.status.code(), b.status.code()),
+        stderr: (text(&a.stderr), text(&b.stderr)),
+        ours: read(&mine),
+        theirs: read(&python),
+    }
+}
+
+impl Both {
+    /// Both landed the file, and atlas-rust reads the two alike; ours.
+    fn same(&self) -> &Value {
+        let (Some(ours), Some(theirs)) = (&self.ours, &self.theirs) else {
+            panic!(
+                "landed here {}, in atlas-python {}:\n{}\n{}",
+                self.ours.is_some(),
+                self.theirs.is_some(),
+                self.stderr.0,
+                self.stderr.1
+            );
+        };
+        let diffs = common::diff::differences(ours, theirs);
+        assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+        ours
+    }
+}
+
+fn array<'a>(dataset: &'a Value, name: &str) -> &'a Value {
+    dataset["arrays"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == name)
+        .unwrap_or_else(|| panic!("no array {name}"))
+}
+
+fn dataset_attr(dataset: &Value, key: &str) -> Value {
+    dataset["attributes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|pair| pair[0] == key)
+        .map(|pair| pair[1]["value"].clone())
+        .unwrap_or(Value::Null)
+}
+
+#[test]
+fn time_units_with_a_second_clock_decode_as_pandas_reads_them() {
+    if !python_ready() {
+        return;
+    }
+    // `seconds since 2011-05-20 00:00:00 0:00`, as ARM writes it.
+    let run = both("arm-pyart/example_arm_sonde.cdf", &[]);
+    let ours = run.same();
+    assert_eq!(array(ours, "time")["dtype"], "timestamp_ns");
+}
+
+#[test]
+fn a_year_written_last_reads_month_first_as_dateutil_does() {
+    if !python_ready() {
+        return;
+    }
+    // `seconds since 1-1-1970`.
+    let run = both("netcdfjs/madis-sao.nc", &[]);
+    let ours = run.same();
+    assert_eq!(array(ours, "timeObs")["dtype"], "timestamp_ns");
+}
+
+#[test]
+fn enum_variables_store_their_base_integers_as_xarray_decodes_them() {
+    if !python_ready() {
+        return;
+    }
+    for file in ["pyfive/enum_variable.nc", "pyfive/enums_from_netcdf.nc"] {
+        let run = both(file, &[]);
+        assert_eq!(run.codes, (Some(0), Some(0)), "{file}: {}", run.stderr.0);
+        run.same();
+    }
+    // A masked uint8 enum: float32 with a NaN fill, as the issue saw it.
+    let run = both("pyfive/enum_variable.nc", &[]);
+    let masked = run.same()["arrays"].as_array().unwrap().iter().any(|a| {
+        a["dtype"] == "float32"
+            && a["fill"]["value"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("NaN"))
+    });
+    assert!(masked, "{}", run.same());
+}
+
+#[test]
+fn a_text_missing_value_promotes_like_any_fill() {
+    if !python_ready() {
+        return;
+    }
+    let run = both("netcdf4-python/issue1152.nc", &[]);
+    let ours = run.same();
+    let promoted = ours["arrays"].as_array().unwrap().iter().any(|a| {
+        a["dtype"] == "float64"
+            && a["fill"]["value"]
+                .as_str()
+                .is_some_and(|v| v.starts_with("NaN"))
+    });
+    assert!(promoted, "{ours}");
+}
+
+#[test]
+fn variables_named_after_a_dimension_are_coordinates_whatever_their_rank() {
+    if !python_ready() {
+        return;
+    }
+    let run = both("compliance-checker/bad_cf_role.nc", &[]);
+    let ours = run.same();
+    assert_eq!(array(ours, "depth")["shape"], serde_json::json!([1, 1]));
+    let coords = dataset_attr(ours, "_pyatlas_coords");
+    assert_eq!(coords, "[\"depth\", \"lat\", \"lon\"]");
+}
+
+#[test]
+fn a_variable_over_one_dimension_twice_reads_as_ncdump_prints_it() {
+    if !python_ready() {
+        return;
+    }
+    let run = both("compliance-checker/bad_missing_data.nc", &[]);
+    let (ours, theirs) = (run.ours.as_ref().unwrap(), run.theirs.as_ref().unwrap());
+    let values = |d: &Value| array(d, "temp")["values"].as_array().unwrap().clone();
+    // ncdump: {1, 0, 1}, {1, 1, 0}, {_, _, _} with _FillValue -999.
+    let nan = |v: &Value| v.as_str().is_some_and(|s| s.starts_with("NaN"));
+    let ours = values(ours);
+    assert_eq!(
+        ours[..6],
+        ["1.0", "0.0", "1.0", "1.0", "1.0", "0.0"].map(Value::from)
+    );
+    assert!(ours[6..].iter().all(nan), "{ours:?}");
+    // atlas-python: an uninitialised cell (ATLAS_PYTHON_WRONG).
+    assert_eq!(values(theirs)[7], "2685476833.0");
+}
+
+#[test]
+fn convert_calendar_gives_the_instants_atlas_python_gives() {
+    if !python_ready() {
+        return;
+    }
+    let julian = "esmvaltool-sample-data/ta_Amon_IITM-ESM_historical_r1i1p1f1_gn_201001-201412.nc";
+    // Refused without the flag (cftime objects), by both.
+    let run = both(julian, &["--skip-errors"]);
+    assert_eq!(
+        run.codes,
+        (Some(1), Some(1)),
+        "{}\n{}",
+        run.stderr.0,
+        run.stderr.1
+    );
+    let run = both(julian, &["--convert-calendar"]);
+    let ours = run.same();
+    assert_eq!(array(ours, "time")["dtype"], "timestamp_ns");
+    // A calendar without real instants fails the file in both.
+    let run = both(
+        "cf-python/test_file2.nc",
+        &["--convert-calendar", "--skip-errors"],
+    );
+    assert_eq!(
+        run.codes,
+        (Some(1), Some(1)),
+        "{}\n{}",
+        run.stderr.0,
+        run.stderr.1
+    );
+    assert!(
+        run.stderr.0.contains("names no real instant"),
+        "{}",
+        run.stderr.0
+    );
+}
+
+#[test]
+fn open_chunks_modes_store_the_chunks_atlas_python_stores() {
+    if !python_ready() {
+        return;
+    }
+    let file = "netcdf4-python/20171025_2056.Cloud_Top_Height.nc";
+    let mut shapes = BTreeSet::new();
+    for mode in ["native", "none", "{\"x\": 100}", "{\"y\": -1, \"x\": 37}"] {
+        let run = both(file, &["--open-chunks", mode]);
+        let ours = run.same();
+        let chunks: Vec<String> = ours["arrays"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["chunk_shape"].to_string())
+            .collect();
+        shapes.insert(chunks.join(" "));
+    }
+    assert!(
+        shapes.len() >= 3,
+        "the modes stored too few distinct chunkings: {shapes:?}"
+    );
+    let bad = create(
+        env!("CARGO_BIN_EXE_atlas"),
+        &corpus_root().join("netcdf4-python"),
+        &Path::new(env!("CARGO_TARGET_TMPDIR")).join("netcdf-one/bad-open-chunks"),
+        &["--open-chunks", "sometimes"],
+    );
+    assert!(
+        text(&bad.stderr)
+            .contains("--open-chunks must be auto, native, none, or a JSON dict; got 'sometimes'"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
+fn atlas_pythons_warnings_reach_stderr_in_its_words() {
+    if !python_ready() {
+        return;
+    }
+    let run = both("netcdfjs/madis-sao.nc", &[]);
+    run.same();
+    let wanted = "'staticIds': replaced 205 missing string cell(s) (None/NaN) with ''. Atlas cannot store a missing string as null";
+    assert!(
+        run.stderr.1.contains(wanted),
+        "atlas-python: {}",
+        run.stderr.1
+    );
+    assert!(run.stderr.0.contains(wanted), "ours: {}", run.stderr.0);
+}
