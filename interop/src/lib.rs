@@ -9,9 +9,12 @@
 //! - [`python::write_python_fixtures`] has `atlas-python` build collections
 //!   from NetCDF files.
 //! - [`dump`] turns any collection into the canonical JSON.
+//! - [`differential`] writes random collections with atlas-rust and with
+//!   atlas-wasm's writer and holds both readers to each other.
 //!
 //! This crate is a native dev tool. The shipped crate never depends on it.
 
+pub mod differential;
 mod dump;
 pub mod encode;
 mod fixtures;

@@ -234,7 +234,9 @@ impl Atlas {
     }
 
     /// Each live dataset's statistics for one array, in write order; every
-    /// entry's `name` is its dataset.
+    /// entry's `name` is its dataset. As in atlas-rust, only what the mask
+    /// hides is left out: the orphan entry of a dataset atlas-rust's writer
+    /// dropped unfinished is listed.
     pub async fn array_stats_by_dataset(&self, array: &str) -> Result<Vec<ArrayStats>> {
         let Some(segment) = self.handle.segment_named(array).await? else {
             return Ok(Vec::new());
@@ -245,7 +247,7 @@ impl Atlas {
                 let live = entries
                     .arrays()
                     .iter()
-                    .filter(|m| self.dataset_exists(&m.name));
+                    .filter(|m| !self.handle.hides(&m.name));
                 all.extend(live.filter_map(|m| m.stats.clone()));
                 Ok(())
             })

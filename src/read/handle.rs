@@ -111,6 +111,17 @@ impl Handle {
         (!self.deleted.contains(&ordinal)).then_some(ordinal)
     }
 
+    /// True when the mask hides a dataset called `name`. A segment entry
+    /// whose name the footer does not list at all (a dataset atlas-rust's
+    /// writer dropped unfinished after a define leaves one) is not hidden:
+    /// atlas-rust's collection statistics count it, so ours do too.
+    pub(crate) fn hides(&self, name: &str) -> bool {
+        self.footer
+            .datasets
+            .ordinal_of(name)
+            .is_some_and(|ordinal| self.deleted.contains(&ordinal))
+    }
+
     /// The name of the dataset at `ordinal` (hidden ones too).
     pub(crate) fn name_of(&self, ordinal: u32) -> &str {
         self.footer.datasets.name(ordinal).unwrap_or("")

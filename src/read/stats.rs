@@ -1,8 +1,9 @@
 //! One array's statistics over a whole collection, merged as atlas-rust
 //! 0.17.2 merges them.
 //!
-//! Every live dataset that recorded statistics for the name takes part,
-//! whatever its dtype, in the order the segment lists them (write order).
+//! Every segment entry that recorded statistics for the name takes part
+//! unless the mask hides its dataset, whatever its dtype, in the order the
+//! segment lists them (write order).
 //! [`ArrayStats::merge`] holds the rule for each pair, the one for bounds of
 //! two dtypes included; docs/read-path.md shows what that gives.
 
@@ -43,10 +44,12 @@ pub(crate) async fn merge(handle: &Handle, array: &str) -> Result<Option<Collect
     Ok(merged)
 }
 
-/// Folds one entry's statistics into `merged`, if its dataset is live.
+/// Folds one entry's statistics into `merged`, unless the mask hides its
+/// dataset. An entry no footer dataset owns (atlas-rust keeps the arrays of
+/// a dataset dropped unfinished) takes part, as in atlas-rust.
 fn fold(merged: &mut Option<CollectionStats>, handle: &Handle, array: &str, meta: &ArrayMeta) {
     let Some(stats) = &meta.stats else { return };
-    if handle.ordinal_of(&meta.name).is_none() {
+    if handle.hides(&meta.name) {
         return;
     }
     match merged {
