@@ -165,7 +165,10 @@ fn floats_print_as_python_repr_prints_them_ties_included() {
             "listed",
             Attr::String(format!("json:[{}, NaN]", listed.join(", "))),
         );
-        ds.set_attribute("list", Attr::Float64List(chunk[..10].to_vec()));
+        ds.set_attribute(
+            "list",
+            Attr::Float64List(chunk[..chunk.len().min(10)].to_vec()),
+        );
         ds.finish().unwrap();
     }
     writer.finish().unwrap();

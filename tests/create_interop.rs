@@ -518,16 +518,19 @@ fn parts_created_apart_merge_into_atlas_pythons_collection() {
     }
 }
 
-/// Writes `dir/late_failure.nc` with netCDF4: two float arrays that land
+/// Writes `dir/late_failure.nc` with netCDF4: a float array under each
+/// variable name of `like` (so they land in segments the good files share)
 /// before a time axis whose counts leave numpy's nanosecond range, which
 /// only the decode of its values finds (atlas-python: cftime objects, so
 /// the file fails; here: the count overflows).
-fn write_late_failure(dir: &Path) {
+fn write_late_failure(dir: &Path, like: &Path) {
     let script = r#"
 import sys, numpy as np, netCDF4
+with netCDF4.Dataset(sys.argv[2]) as good:
+    names = [n for n in good.variables if n != "t"]
 with netCDF4.Dataset(sys.argv[1], "w") as nc:
     nc.createDimension("x", 4000)
-    for name in ("a", "b"):
+    for name in names:
         v = nc.createVariable(name, "f4", ("x",))
         v[:] = np.arange(4000, dtype="f4") * 0.5
     t = nc.createVariable("t", "i4", ("x",))
@@ -538,6 +541,7 @@ with netCDF4.Dataset(sys.argv[1], "w") as nc:
         .arg("-c")
         .arg(script)
         .arg(dir.join("late_failure.nc"))
+        .arg(like)
         .output()
         .unwrap();
     assert!(made.status.success(), "{}", text(&made.stderr));
@@ -567,17 +571,13 @@ fn a_file_that_fails_part_way_leaves_no_byte_behind() {
     let out = scratch("late-failure");
     let with_bad = out.join("source");
     std::fs::create_dir_all(&with_bad).unwrap();
-    let mut copied = 0;
-    for entry in std::fs::read_dir(&source).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_file() && copied < 3 {
-            std::fs::copy(&path, with_bad.join(path.file_name().unwrap())).unwrap();
-            copied += 1;
-        }
+    let files = atlas_wasm::ingest::find_netcdf_files(&source, true).unwrap();
+    for path in files.iter().take(3) {
+        std::fs::copy(path, with_bad.join(path.file_name().unwrap())).unwrap();
     }
     let clean = out.join("clean");
     assert!(ours(&with_bad, &clean, &["-q"]).status.success());
-    write_late_failure(&with_bad);
+    write_late_failure(&with_bad, &files[0]);
     let (mine, python) = (out.join("ours"), out.join("theirs"));
     for workers in ["1", "2"] {
         let _ = std::fs::remove_dir_all(&mine);
