@@ -162,6 +162,97 @@ fn file_name(path: &str) -> String {
         .map_or_else(|| path.to_string(), |n| n.to_string_lossy().into_owned())
 }
 
+/// Builds `dir` with both tools in every mode and records, under
+/// `{label}/{file}`, the first disagreement of each file it holds; returns
+/// those names.
+fn compare_directory(
+    dir: &Path,
+    label: &str,
+    out: &Path,
+    differing: &mut BTreeMap<String, String>,
+) -> Vec<String> {
+    let files = files_under(dir);
+    let names: Vec<String> = files
+        .iter()
+        .map(|f| format!("{label}/{}", file_name(&f.to_string_lossy())))
+        .collect();
+    for (mode, flags) in MODES {
+        let (mine, python) = (
+            out.join(label).join(mode).join("ours"),
+            out.join(label).join(mode).join("theirs"),
+        );
+        let a = create(env!("CARGO_BIN_EXE_atlas"), dir, &mine, flags);
+        let b = create("atlas", dir, &python, flags);
+        if a.status.success() != b.status.success() || a.status.code() != b.status.code() {
+            blame(
+                differing,
+                &names,
+                format!(
+                    "{mode}: exit {:?} here, {:?} in atlas-python\n  ours: {}\n  theirs: {}",
+                    a.status.code(),
+                    b.status.code(),
+                    text(&a.stderr).trim(),
+                    text(&b.stderr).trim()
+                ),
+            );
+            continue;
+        }
+        if !mine.join("data.atlas").exists() || !python.join("data.atlas").exists() {
+            // Both refused the directory (default mode stops at a bad file).
+            assert!(
+                !mine.exists(),
+                "{label} {mode}: a refused build left {}",
+                mine.display()
+            );
+            continue;
+        }
+        let (skipped_here, skipped_there) = (skipped(&text(&a.stderr)), skipped(&text(&b.stderr)));
+        assert_our_reader_agrees(&mine);
+        let (ours, theirs) = (read_with_atlas_rust(&mine), read_with_atlas_rust(&python));
+        for (file, name) in files.iter().zip(&names) {
+            let base = file_name(&file.to_string_lossy());
+            let (here, there) = (skipped_here.contains(&base), skipped_there.contains(&base));
+            if here != there {
+                differing.entry(name.clone()).or_insert_with(|| {
+                    format!("{mode}: skipped here {here}, in atlas-python {there}\n  ours: {}\n  theirs: {}", text(&a.stderr).trim(), text(&b.stderr).trim())
+                });
+                continue;
+            }
+            let (x, y) = (ours.datasets.get(&base), theirs.datasets.get(&base));
+            if let (Some(x), Some(y)) = (x, y) {
+                let diffs = common::diff::differences(x, y);
+                if !diffs.is_empty() {
+                    differing
+                        .entry(name.clone())
+                        .or_insert_with(|| format!("{mode}:\n  {}", diffs.join("\n  ")));
+                }
+            } else if x.is_some() != y.is_some() {
+                differing.entry(name.clone()).or_insert_with(|| {
+                    format!(
+                        "{mode}: landed here {}, in atlas-python {}",
+                        x.is_some(),
+                        y.is_some()
+                    )
+                });
+            }
+        }
+        // Collection statistics and attribute columns, once every
+        // dataset agrees.
+        let diffs = common::diff::differences(&ours.rest, &theirs.rest);
+        if !diffs.is_empty() && !names.iter().any(|n| differing.contains_key(n)) {
+            blame(
+                differing,
+                &names,
+                format!(
+                    "{mode}: the collections differ beyond their datasets:\n  {}",
+                    diffs.join("\n  ")
+                ),
+            );
+        }
+    }
+    names
+}
+
 #[test]
 fn real_files_from_other_packages_ingest_as_atlas_python_ingests_them() {
     if !python_ready() {
@@ -174,87 +265,7 @@ fn real_files_from_other_packages_ingest_as_atlas_python_ingests_them() {
     let mut all_files = Vec::new();
     for producer in producers() {
         let label = producer.file_name().unwrap().to_string_lossy().into_owned();
-        let files = files_under(&producer);
-        let names: Vec<String> = files
-            .iter()
-            .map(|f| format!("{label}/{}", file_name(&f.to_string_lossy())))
-            .collect();
-        all_files.extend(names.iter().cloned());
-        for (mode, flags) in MODES {
-            let (mine, python) = (
-                out.join(&label).join(mode).join("ours"),
-                out.join(&label).join(mode).join("theirs"),
-            );
-            let a = create(env!("CARGO_BIN_EXE_atlas"), &producer, &mine, flags);
-            let b = create("atlas", &producer, &python, flags);
-            if a.status.success() != b.status.success() || a.status.code() != b.status.code() {
-                blame(
-                    &mut differing,
-                    &names,
-                    format!(
-                        "{mode}: exit {:?} here, {:?} in atlas-python\n  ours: {}\n  theirs: {}",
-                        a.status.code(),
-                        b.status.code(),
-                        text(&a.stderr).trim(),
-                        text(&b.stderr).trim()
-                    ),
-                );
-                continue;
-            }
-            if !mine.join("data.atlas").exists() || !python.join("data.atlas").exists() {
-                // Both refused the directory (default mode stops at a bad file).
-                assert!(
-                    !mine.exists(),
-                    "{label} {mode}: a refused build left {}",
-                    mine.display()
-                );
-                continue;
-            }
-            let (skipped_here, skipped_there) =
-                (skipped(&text(&a.stderr)), skipped(&text(&b.stderr)));
-            assert_our_reader_agrees(&mine);
-            let (ours, theirs) = (read_with_atlas_rust(&mine), read_with_atlas_rust(&python));
-            for (file, name) in files.iter().zip(&names) {
-                let base = file_name(&file.to_string_lossy());
-                let (here, there) = (skipped_here.contains(&base), skipped_there.contains(&base));
-                if here != there {
-                    differing.entry(name.clone()).or_insert_with(|| {
-                        format!("{mode}: skipped here {here}, in atlas-python {there}\n  ours: {}\n  theirs: {}", text(&a.stderr).trim(), text(&b.stderr).trim())
-                    });
-                    continue;
-                }
-                let (x, y) = (ours.datasets.get(&base), theirs.datasets.get(&base));
-                if let (Some(x), Some(y)) = (x, y) {
-                    let diffs = common::diff::differences(x, y);
-                    if !diffs.is_empty() {
-                        differing
-                            .entry(name.clone())
-                            .or_insert_with(|| format!("{mode}:\n  {}", diffs.join("\n  ")));
-                    }
-                } else if x.is_some() != y.is_some() {
-                    differing.entry(name.clone()).or_insert_with(|| {
-                        format!(
-                            "{mode}: landed here {}, in atlas-python {}",
-                            x.is_some(),
-                            y.is_some()
-                        )
-                    });
-                }
-            }
-            // Collection statistics and attribute columns, once every
-            // dataset agrees.
-            let diffs = common::diff::differences(&ours.rest, &theirs.rest);
-            if !diffs.is_empty() && !names.iter().any(|n| differing.contains_key(n)) {
-                blame(
-                    &mut differing,
-                    &names,
-                    format!(
-                        "{mode}: the collections differ beyond their datasets:\n  {}",
-                        diffs.join("\n  ")
-                    ),
-                );
-            }
-        }
+        all_files.extend(compare_directory(&producer, &label, &out, &mut differing));
     }
     let identical = all_files.len() - differing.len();
     println!("{identical} of {} files identical", all_files.len());
@@ -548,4 +559,41 @@ fn atlas_pythons_warnings_reach_stderr_in_its_words() {
         run.stderr.1
     );
     assert!(run.stderr.0.contains(wanted), "ours: {}", run.stderr.0);
+}
+
+#[test]
+fn random_netcdf_files_ingest_as_atlas_python_ingests_them() {
+    if !python_ready() {
+        return;
+    }
+    // interop/python/make_random_netcdf.py: every format, type, fill,
+    // packing, calendar and attribute kind, drawn from a seed.
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("netcdf-random");
+    let _ = std::fs::remove_dir_all(&out);
+    let seed = std::env::var("ATLAS_RANDOM_NETCDF_SEED").unwrap_or_else(|_| "1".into());
+    let source = out.join("source");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop/python/make_random_netcdf.py");
+    let made = Command::new("python3")
+        .arg(script)
+        .arg(&source)
+        .args(["--seed", &seed, "--files", "40"])
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let mut differing = BTreeMap::new();
+    let names = compare_directory(&source, "random", &out, &mut differing);
+    println!(
+        "seed {seed}: {} of {} random files identical",
+        names.len() - differing.len(),
+        names.len()
+    );
+    for (file, why) in &differing {
+        println!("DIFFERS {file}: {why}");
+    }
+    assert_eq!(names.len(), 40);
+    assert!(
+        differing.is_empty(),
+        "{} files differ (listed above)",
+        differing.len()
+    );
 }
