@@ -27,8 +27,12 @@ fi
 
 if need python; then
   log "atlas-python 0.17.2, NetCDF tools and moto (reference implementation and S3 server for tests)"
-  python3 -c 'import atlas, xarray, netCDF4, moto.server, flask' 2>/dev/null && pip show atlas-python 2>/dev/null | grep -q '^Version: 0.17.2$' ||
-    python3 -m pip install --quiet --disable-pip-version-check 'atlas-python==0.17.2' xarray netCDF4 h5netcdf numpy 'moto[server]' 
+  # Pinned: the NetCDF tests compare against what this xarray, pandas and
+  # cftime decode (tests/netcdf_corpus.rs), so a newer release must be a
+  # deliberate change here, not a surprise on a fresh machine.
+  python3 -c 'import atlas, xarray, netCDF4, moto.server, flask' 2>/dev/null && pip show xarray 2>/dev/null | grep -q '^Version: 2026.9.0$' && pip show atlas-python 2>/dev/null | grep -q '^Version: 0.17.2$' ||
+    python3 -m pip install --quiet --disable-pip-version-check 'atlas-python==0.17.2' 'xarray==2026.9.0' 'pandas==3.1.1' \
+      'numpy==2.4.6' 'netCDF4==1.7.5.1.post1' 'h5netcdf==1.8.3' 'cftime==1.6.6.1' 'dask==2026.11.0' 'moto[server]==5.2.1' 
   # The Atria corpus (tests/atria/make_corpus.sh) pins its writers in a venv.
   if ! python3 -c 'import ensurepip, venv' 2>/dev/null; then
     export DEBIAN_FRONTEND=noninteractive
