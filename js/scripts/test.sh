@@ -45,12 +45,22 @@ fi
 # Delta tables with deletion vectors, for test/atria-dv.test.mjs: committed
 # in the repository, served from there.
 export ATLAS_DELTA_DV="${ATLAS_DELTA_DV:-$root/tests/atria/delta-dv}"
+# Caches written by Atria's own writer code, for test/atria-writers*.test.mjs:
+# committed (tests/atria/make_atria_caches.sh regenerates them).
+export ATLAS_ATRIA_WRITERS="${ATLAS_ATRIA_WRITERS:-$root/tests/atria/atria-caches}"
 
 # Collections that lie, for test/forged.test.mjs (tests/reader_forged.rs
 # writes them; cheap once `cargo test --all-features` has built it).
 step "writing forged collections into $ATLAS_FIXTURES/forged"
 cargo test --quiet --manifest-path "$root/Cargo.toml" --all-features --test reader_forged -- \
   --ignored --exact write_forged_fixtures >/dev/null
+
+# Random collections, each written by atlas-rust and by our writer, with
+# atlas-rust's dumps and windows, for test/differential.test.mjs (the
+# differential run of interop/src/differential/; a disagreement fails here).
+step "writing differential collections into $ATLAS_FIXTURES/differential"
+cargo run --quiet --manifest-path "$root/Cargo.toml" -p atlas-interop -- diff --seed 7 --cases 60 \
+  --js-out "$ATLAS_FIXTURES/differential" --fixtures "$ATLAS_FIXTURES/differential-found"
 
 # 100,000 datasets with samples of what was written, for test/scale.test.mjs.
 step "writing the 100,000-dataset collection into $ATLAS_FIXTURES/scale"

@@ -87,7 +87,17 @@ export interface AtriaCheck {
    * Null for inline bytes, `data/` files, and a member name given to `cache.check`.
    */
   naming: "content" | "field" | null;
+  /**
+   * How the member's key was made from the row, null where `naming` is:
+   * `"verbatim"` (the `__key__`/`key` column, or `sample_id`, as written),
+   * or, from `sample_id`, the rule an Atria writer used: `"dots"` (`.` → `_`),
+   * `"dots-slashes"` (`.` and `/`), `"dots-slashes-hash"` (`.`, `/` and `#`).
+   */
+  keyConvention: AtriaKeyConvention | null;
 }
+
+/** The WebDataset key conventions Atria's writers have used (docs/atria.md). */
+export type AtriaKeyConvention = "verbatim" | "dots" | "dots-slashes" | "dots-slashes-hash";
 
 export interface AtriaCallOptions {
   signal?: AbortSignal;

@@ -104,7 +104,7 @@ export class AtriaCache {
     return cancellable(signal, (abort) => this.#handle.content(pointer, member, abort));
   }
 
-  /** `{pointer, ok, defect, recovered, member, naming}` for `pointer` and `member` (`naming` null), never `BadPointer`. */
+  /** `{pointer, ok, defect, recovered, member, naming, keyConvention}` for `pointer` and `member` (`naming`, `keyConvention` null), never `BadPointer`. */
   async check(pointer, member, { signal } = {}) {
     expect(typeof pointer === "string" && typeof member === "string", "check(pointer, member) takes two strings");
     return cancellable(signal, (abort) => this.#handle.check(pointer, member, abort));
@@ -160,9 +160,11 @@ export class AtriaSplit {
   }
 
   /**
-   * `{pointer, ok, defect, recovered, member, naming}`: what resolving `field`
-   * of row `i` found, never `BadPointer`. `naming` says which member name was
-   * found: `"content"` (`{key}.{field}__content`) or `"field"` (`{key}.{field}`).
+   * `{pointer, ok, defect, recovered, member, naming, keyConvention}`: what
+   * resolving `field` of row `i` found, never `BadPointer`. `naming` says which
+   * member name was found: `"content"` (`{key}.{field}__content`) or `"field"`
+   * (`{key}.{field}`); `keyConvention` how its key was made from the row
+   * (`"verbatim"`, `"dots"`, `"dots-slashes"`, `"dots-slashes-hash"`).
    */
   async check(i, field, { signal } = {}) {
     expect(typeof field === "string", `expected a field name, got ${typeof field}`);

@@ -131,6 +131,8 @@ export function assertPointers(results, rows, { bySplit = false } = {}) {
     assert.equal(got.check.pointer, row.pointer);
     assert.deepEqual(got.check.member, member, `${at}: member`);
     assert.equal(got.check.naming, bySplit ? row.naming : null, `${at}: naming`);
+    // The corpus's rows key samples by `__key__`: the key as written.
+    assert.equal(got.check.keyConvention, got.check.naming ? "verbatim" : null, `${at}: keyConvention`);
     const naming = got.check.naming ?? "-";
     if (row.defect === null) {
       assert.deepEqual([got.check.ok, got.check.recovered, got.check.defect], [true, false, null], at);
@@ -162,6 +164,7 @@ export function assertUnrecoverable(result, bad) {
     recovered: false,
     member: null,
     naming: null,
+    keyConvention: null,
   });
   const { kind, name, size } = result.check.defect;
   assert.deepEqual({ kind, name, size }, { kind: "OtherMember", name: bad.reaches.name, size: bad.reaches.size });
@@ -210,7 +213,7 @@ export function assertFields(results, wanted) {
       const at = `row ${w.i} ${w.field} (inline)`;
       assert.equal(results[n].error, undefined, `${at}: ${JSON.stringify(results[n].error)}`);
       assert.deepEqual({ size: results[n].size, sha256: results[n].sha256 }, w.inline, at);
-      assert.deepEqual(results[n].check, { pointer: "", ok: true, defect: null, recovered: false, member: null, naming: null }, at);
+      assert.deepEqual(results[n].check, { pointer: "", ok: true, defect: null, recovered: false, member: null, naming: null, keyConvention: null }, at);
       inline["- inline"]++;
     } else {
       pointed.push(results[n]);

@@ -139,7 +139,7 @@ describe("a msgpack cache over HTTP", () => {
       assert.equal(hex(await split.content(i, "image")), want[i].image.$bin);
       assert.equal(gets().length, 1, `content of record ${i}: ${gets()}`);
       const check = await split.check(i, "image");
-      assert.deepEqual(check, { pointer: "", ok: true, defect: null, recovered: false, member: null, naming: null });
+      assert.deepEqual(check, { pointer: "", ok: true, defect: null, recovered: false, member: null, naming: null, keyConvention: null });
     }
   });
 

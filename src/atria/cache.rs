@@ -33,7 +33,7 @@ use crate::atria::error::{Error, Result};
 
 use super::delta::{DeltaRows, DeltaTable};
 use super::msgpack::MsgpackSplit;
-use super::pointer::{Check, Defect, MemberRef, Naming};
+use super::pointer::{Check, Defect, KeyConvention, MemberRef, Naming};
 use super::store::{check_relative, Store};
 use super::tar::TarShards;
 use super::value::Value;
@@ -51,6 +51,34 @@ pub fn sample_key(row: &Value) -> Option<&str> {
         Some(Value::Str(key)) => Some(key.as_str()),
         _ => None,
     })
+}
+
+/// The member names a row's `field` may be under, in the order they are
+/// tried, each with its key convention and naming; a name two conventions
+/// give is listed once, under the first. `__key__` and `key` hold the
+/// WebDataset key itself; from `sample_id` every convention Atria has used
+/// is tried ([`KeyConvention`]). `None`: the row has no key column.
+fn member_candidates(row: &Value, field: &str) -> Option<Vec<(KeyConvention, Naming, String)>> {
+    let (column, key) = KEY_COLUMNS.iter().find_map(|k| match row.get(k) {
+        Some(Value::Str(key)) => Some((*k, key.as_str())),
+        _ => None,
+    })?;
+    let conventions: &[KeyConvention] = if column == "sample_id" {
+        &KeyConvention::ALL
+    } else {
+        &[KeyConvention::Verbatim]
+    };
+    let mut out: Vec<(KeyConvention, Naming, String)> = Vec::new();
+    for &convention in conventions {
+        let key = convention.key(key);
+        for naming in Naming::ALL {
+            let name = naming.member(&key, field);
+            if !out.iter().any(|c| c.2 == name) {
+                out.push((convention, naming, name));
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Which layout a cache is written in.
@@ -436,6 +464,7 @@ impl Split {
                 recovered: false,
                 member: None,
                 naming: None,
+                key_convention: None,
             },
             names: Vec::new(),
         };
@@ -468,28 +497,23 @@ impl Split {
             },
         };
         if path.contains('?') {
-            let key = sample_key(row)
-                .map(str::to_string)
-                .ok_or_else(|| {
-                    Error::Corrupt(format!(
-                        "row {index} has a pointer but no key column ({KEY_COLUMNS:?}) to name its member"
-                    ))
-                })?;
-            // Atria's writer names members after the content column; other
-            // WebDataset writers after the field. Either is the member.
-            let names = Naming::ALL.map(|n| n.member(&key, field));
-            let (bytes, mut check) = self
-                .shards
-                .resolve(&path, &names.each_ref().map(String::as_str))
-                .await?;
-            check.naming = check.member.as_ref().and_then(|m| {
-                let at = names.iter().position(|n| *n == m.name)?;
-                Some(Naming::ALL[at])
-            });
+            let candidates = member_candidates(row, field).ok_or_else(|| {
+                Error::Corrupt(format!(
+                    "row {index} has a pointer but no key column ({KEY_COLUMNS:?}) to name its member"
+                ))
+            })?;
+            let names: Vec<&str> = candidates.iter().map(|c| c.2.as_str()).collect();
+            let (bytes, mut check) = self.shards.resolve(&path, &names).await?;
+            let found = check
+                .member
+                .as_ref()
+                .and_then(|m| candidates.iter().find(|c| c.2 == m.name));
+            check.naming = found.map(|c| c.1);
+            check.key_convention = found.map(|c| c.0);
             return Ok(Found {
                 bytes,
                 check,
-                names: names.to_vec(),
+                names: candidates.into_iter().map(|c| c.2).collect(),
             });
         }
         self.data_file(&path).await
@@ -516,6 +540,7 @@ impl Split {
             recovered: false,
             member: None,
             naming: None,
+            key_convention: None,
         };
         let (at, bytes) = match read(path.to_string()).await {
             Ok(found) => found,

@@ -54,7 +54,7 @@ pub use cache::{sample_key, AtriaCache, Backend, Column, RowCursor, Split};
 pub use delta::{DeletionVector, DeltaFile, DeltaRows, DeltaTable, Field};
 pub use error::{Error, Result};
 pub use msgpack::{MsgpackShard, MsgpackSplit, SplitRows};
-pub use pointer::{Check, Defect, MemberRef, Naming, Pointer};
+pub use pointer::{Check, Defect, KeyConvention, MemberRef, Naming, Pointer};
 pub use roaring::RowSet;
 #[cfg(not(target_arch = "wasm32"))]
 pub use store::DirStore;

@@ -166,6 +166,60 @@ impl Naming {
     }
 }
 
+/// How a sample's WebDataset key was made from its row, as Atria's writers
+/// have made it (docs/atria.md, "Atria's WebDataset keys"). A row whose key
+/// column is `__key__` or `key` holds the key itself ([`Verbatim`] only); a
+/// row with only `sample_id` (what Atria's Delta rows hold) may be under any.
+///
+/// [`Verbatim`]: KeyConvention::Verbatim
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyConvention {
+    /// The key column as written.
+    Verbatim,
+    /// Each `.` of the sample id becomes `_` (atriaml/atria's
+    /// `BaseDataInstance.key`, every commit).
+    Dots,
+    /// Each `.` and `/` becomes `_` (atria_core, from 19146ac2).
+    DotsSlashes,
+    /// Each `.`, `/` and `#` becomes `_` (atria_core, from 1990a17a).
+    DotsSlashesHash,
+}
+
+impl KeyConvention {
+    /// Every convention, in the order they are tried.
+    pub const ALL: [KeyConvention; 4] = [
+        KeyConvention::Verbatim,
+        KeyConvention::Dots,
+        KeyConvention::DotsSlashes,
+        KeyConvention::DotsSlashesHash,
+    ];
+
+    /// `"verbatim"`, `"dots"`, `"dots-slashes"` or `"dots-slashes-hash"`, as
+    /// the JS API says it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyConvention::Verbatim => "verbatim",
+            KeyConvention::Dots => "dots",
+            KeyConvention::DotsSlashes => "dots-slashes",
+            KeyConvention::DotsSlashesHash => "dots-slashes-hash",
+        }
+    }
+
+    /// The WebDataset key of sample `id` under this convention.
+    pub fn key(self, id: &str) -> String {
+        let replaced: &[char] = match self {
+            KeyConvention::Verbatim => &[],
+            KeyConvention::Dots => &['.'],
+            KeyConvention::DotsSlashes => &['.', '/'],
+            KeyConvention::DotsSlashesHash => &['.', '/', '#'],
+        };
+        id.chars()
+            .map(|c| if replaced.contains(&c) { '_' } else { c })
+            .collect()
+    }
+}
+
 /// What resolving a pointer found: `ok` when the pointer was right; else
 /// `defect` says why not, and `recovered` whether the member was found by
 /// name anyway (then `member` says where).
@@ -184,6 +238,10 @@ pub struct Check {
     /// The name a split's field was found under; absent for inline bytes,
     /// `data/` files, and member names given by the caller.
     pub naming: Option<Naming>,
+    /// How the member's key was made from the row ([`KeyConvention`]):
+    /// the first convention, in [`KeyConvention::ALL`]'s order, whose key
+    /// names the member found; absent where `naming` is.
+    pub key_convention: Option<KeyConvention>,
 }
 
 #[cfg(test)]
@@ -200,6 +258,22 @@ mod tests {
         );
         assert_eq!(p.to_string(), text);
         assert_eq!(Pointer::parse("a.tar?length=2&offset=1").unwrap().offset, 1);
+    }
+
+    #[test]
+    fn each_key_convention_replaces_its_characters_and_no_others() {
+        let id = "imagesa/a/a/a/aaa06d00/50486482-6482.tif#2";
+        let keys = KeyConvention::ALL.map(|c| c.key(id));
+        assert_eq!(
+            keys,
+            [
+                "imagesa/a/a/a/aaa06d00/50486482-6482.tif#2",
+                "imagesa/a/a/a/aaa06d00/50486482-6482_tif#2",
+                "imagesa_a_a_a_aaa06d00_50486482-6482_tif#2",
+                "imagesa_a_a_a_aaa06d00_50486482-6482_tif_2",
+            ]
+        );
+        assert_eq!(KeyConvention::DotsSlashesHash.key("é.日本/x"), "é_日本_x");
     }
 
     #[test]

@@ -130,6 +130,7 @@ impl TarShards {
             recovered: false,
             member: None,
             naming: None,
+            key_convention: None,
         };
         match self.verify(&p, names).await? {
             Ok((bytes, member)) => {

@@ -55,9 +55,10 @@ pub(crate) fn columns<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> Ve
         .collect()
 }
 
-/// `{pointer, ok, defect, recovered, member, naming}`; `defect` is null or
+/// `{pointer, ok, defect, recovered, member, naming, keyConvention}`; `defect` is null or
 /// `{kind, message, …what was found}`, `member` null or `{shard, name, offset, size}`,
-/// `naming` null, `"content"` or `"field"`.
+/// `naming` null, `"content"` or `"field"`, `keyConvention` null or
+/// `KeyConvention::as_str`'s.
 pub(crate) fn check(check: Check) -> JsValue {
     object(&[
         ("pointer", check.pointer.into()),
@@ -68,6 +69,12 @@ pub(crate) fn check(check: Check) -> JsValue {
         (
             "naming",
             check.naming.map_or(JsValue::NULL, |n| n.as_str().into()),
+        ),
+        (
+            "keyConvention",
+            check
+                .key_convention
+                .map_or(JsValue::NULL, |k| k.as_str().into()),
         ),
     ])
 }

@@ -73,6 +73,7 @@ export async function atria(bucket: R2BucketLike, listing: R2ListingBucketLike, 
   expectType<boolean>()(check.recovered);
   expectType<AtriaDefect | null>()(check.defect);
   expectType<"content" | "field" | null>()(check.naming);
+  expectType<"verbatim" | "dots" | "dots-slashes" | "dots-slashes-hash" | null>()(check.keyConvention);
   if (check.defect?.kind === "OtherMember") {
     expectType<string>()(check.defect.name);
     expectType<number>()(check.defect.size);
