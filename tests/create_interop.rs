@@ -17,21 +17,6 @@ use atlas_wasm::Atlas;
 use common::corpus::corpus;
 use serde_json::Value;
 
-fn python_ready() -> bool {
-    let found = Command::new("atlas")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("0.17"));
-    if !found {
-        assert!(
-            std::env::var_os("ATLAS_REQUIRE_PYTHON").is_none(),
-            "atlas-python 0.17.2 is required"
-        );
-        eprintln!("atlas-python 0.17 is not installed; skipped (pip install atlas-python==0.17.2)");
-    }
-    found
-}
-
 fn scratch(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("create-{name}"));
     let _ = std::fs::remove_dir_all(&dir);
@@ -125,7 +110,7 @@ print(len(names))
 
 #[test]
 fn the_main_corpus_matches_atlas_python_value_for_value() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let source = corpus("main");
@@ -160,7 +145,7 @@ fn the_main_corpus_matches_atlas_python_value_for_value() {
 
 #[test]
 fn flags_behave_as_atlas_pythons() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let source = corpus("main");
@@ -186,7 +171,7 @@ fn flags_behave_as_atlas_pythons() {
 
 #[test]
 fn workers_keep_the_scan_order() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let source = corpus("main");
@@ -218,7 +203,7 @@ fn skipped_arrays(summary: &Value) -> Vec<(String, String, String)> {
 
 #[test]
 fn unsupported_arrays_fail_their_file_unless_left_out() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let source = corpus("unsupported");
@@ -251,7 +236,7 @@ fn unsupported_arrays_fail_their_file_unless_left_out() {
 
 #[test]
 fn bad_files_abandon_the_run_unless_skipped() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let source = corpus("broken");
@@ -303,7 +288,7 @@ fn bad_files_abandon_the_run_unless_skipped() {
 
 #[test]
 fn large_variables_stream_in_chunks_of_the_budget() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let source = corpus("big");
@@ -337,7 +322,7 @@ fn large_variables_stream_in_chunks_of_the_budget() {
 
 #[test]
 fn the_log_file_records_the_run() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let source = corpus("broken");
@@ -401,7 +386,7 @@ fn nothing_to_read_is_a_clear_error_and_leaves_nothing() {
 
 #[test]
 fn decoding_rules_beyond_the_main_corpus_match() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let source = corpus("edges");
@@ -411,7 +396,7 @@ fn decoding_rules_beyond_the_main_corpus_match() {
 
 #[test]
 fn a_truncated_classic_file_is_an_error_not_zeros() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     // libnetcdf reads a classic file's missing tail as zeros (atlas-python
@@ -444,7 +429,7 @@ fn a_truncated_classic_file_is_an_error_not_zeros() {
 /// parts past the last file are empty collections that merge as nothing.
 #[test]
 fn parts_created_apart_merge_into_atlas_pythons_collection() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let source = corpus("main");
@@ -564,7 +549,7 @@ fn segments(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn a_file_that_fails_part_way_leaves_no_byte_behind() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let source = corpus("main");

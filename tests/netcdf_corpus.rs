@@ -30,21 +30,6 @@ fn corpus_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/netcdf-corpus/files")
 }
 
-fn python_ready() -> bool {
-    let found = Command::new("atlas")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("0.17"));
-    if !found {
-        assert!(
-            std::env::var_os("ATLAS_REQUIRE_PYTHON").is_none(),
-            "atlas-python 0.17.2 is required"
-        );
-        eprintln!("atlas-python 0.17 is not installed; skipped (pip install atlas-python==0.17.2)");
-    }
-    found
-}
-
 fn producers() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(corpus_root())
         .expect("tests/netcdf-corpus/files (run tests/netcdf-corpus/fetch.sh)")
@@ -255,7 +240,7 @@ fn compare_directory(
 
 #[test]
 fn real_files_from_other_packages_ingest_as_atlas_python_ingests_them() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("netcdf-corpus");
@@ -383,7 +368,7 @@ fn dataset_attr(dataset: &Value, key: &str) -> Value {
 
 #[test]
 fn time_units_with_a_second_clock_decode_as_pandas_reads_them() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     // `seconds since 2011-05-20 00:00:00 0:00`, as ARM writes it.
@@ -394,7 +379,7 @@ fn time_units_with_a_second_clock_decode_as_pandas_reads_them() {
 
 #[test]
 fn a_year_written_last_reads_month_first_as_dateutil_does() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     // `seconds since 1-1-1970`.
@@ -405,7 +390,7 @@ fn a_year_written_last_reads_month_first_as_dateutil_does() {
 
 #[test]
 fn enum_variables_store_their_base_integers_as_xarray_decodes_them() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     for file in ["pyfive/enum_variable.nc", "pyfive/enums_from_netcdf.nc"] {
@@ -426,7 +411,7 @@ fn enum_variables_store_their_base_integers_as_xarray_decodes_them() {
 
 #[test]
 fn a_text_missing_value_promotes_like_any_fill() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let run = both("netcdf4-python/issue1152.nc", &[]);
@@ -442,7 +427,7 @@ fn a_text_missing_value_promotes_like_any_fill() {
 
 #[test]
 fn variables_named_after_a_dimension_are_coordinates_whatever_their_rank() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let run = both("compliance-checker/bad_cf_role.nc", &[]);
@@ -454,7 +439,7 @@ fn variables_named_after_a_dimension_are_coordinates_whatever_their_rank() {
 
 #[test]
 fn a_variable_over_one_dimension_twice_reads_as_ncdump_prints_it() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let run = both("compliance-checker/bad_missing_data.nc", &[]);
@@ -474,7 +459,7 @@ fn a_variable_over_one_dimension_twice_reads_as_ncdump_prints_it() {
 
 #[test]
 fn convert_calendar_gives_the_instants_atlas_python_gives() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let julian = "esmvaltool-sample-data/ta_Amon_IITM-ESM_historical_r1i1p1f1_gn_201001-201412.nc";
@@ -511,7 +496,7 @@ fn convert_calendar_gives_the_instants_atlas_python_gives() {
 
 #[test]
 fn open_chunks_modes_store_the_chunks_atlas_python_stores() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let file = "netcdf4-python/20171025_2056.Cloud_Top_Height.nc";
@@ -547,7 +532,7 @@ fn open_chunks_modes_store_the_chunks_atlas_python_stores() {
 
 #[test]
 fn atlas_pythons_warnings_reach_stderr_in_its_words() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     let run = both("netcdfjs/madis-sao.nc", &[]);
@@ -563,7 +548,7 @@ fn atlas_pythons_warnings_reach_stderr_in_its_words() {
 
 #[test]
 fn random_netcdf_files_ingest_as_atlas_python_ingests_them() {
-    if !python_ready() {
+    if !common::python_ready() {
         return;
     }
     // interop/python/make_random_netcdf.py: every format, type, fill,

@@ -272,40 +272,35 @@ impl DatasetWriter {
         }
         let mut state = lock(&self.state);
         state.check_open()?;
-        match &mut self.staged {
-            Some(staged) => {
-                let config = WriterConfig {
-                    codec: crate::format::footer::Codec::Uncompressed,
-                    ..state.config
-                };
-                let scratch = state
-                    .work
-                    .path
-                    .join(format!("s{}-{}", self.call, staged.len()));
-                let mut private = Variable::new(&config, scratch, state.pool.clone());
-                drop(state);
-                private.define(
-                    &self.name,
-                    self.call,
-                    dtype.clone(),
-                    dimension_names,
-                    shape,
-                    chunk_shape,
-                    fill,
-                )?;
-                staged.insert(array.to_string(), private);
-            }
-            None => {
-                state.variable(array).define(
-                    &self.name,
-                    self.call,
-                    dtype.clone(),
-                    dimension_names,
-                    shape,
-                    chunk_shape,
-                    fill,
-                )?;
-            }
+        // A staged dataset's array goes into a variable of its own,
+        // uncompressed, until `finish` moves it into the shared one.
+        let mut private = self.staged.as_ref().map(|staged| {
+            let config = WriterConfig {
+                codec: crate::format::footer::Codec::Uncompressed,
+                ..state.config
+            };
+            let scratch = state
+                .work
+                .path
+                .join(format!("s{}-{}", self.call, staged.len()));
+            Variable::new(&config, scratch, state.pool.clone())
+        });
+        let variable = match private.as_mut() {
+            Some(own) => own,
+            None => state.variable(array),
+        };
+        variable.define(
+            &self.name,
+            self.call,
+            dtype.clone(),
+            dimension_names,
+            shape,
+            chunk_shape,
+            fill,
+        )?;
+        drop(state);
+        if let (Some(staged), Some(own)) = (self.staged.as_mut(), private) {
+            staged.insert(array.to_string(), own);
         }
         self.arrays.insert(array.to_string(), dtype);
         Ok(())
