@@ -59,6 +59,7 @@ impl NetcdfThread {
         std::thread::Builder::new()
             .name("atlas-netcdf".into())
             .spawn(move || {
+                quiet_hdf5_errors();
                 let mut files: HashMap<u64, netcdf::File> = HashMap::new();
                 let mut paths: HashMap<u64, PathBuf> = HashMap::new();
                 let mut next = 0u64;
@@ -120,6 +121,21 @@ impl NetcdfThread {
             id,
             thread: self.clone(),
         })
+    }
+}
+
+/// HDF5 prints its error stack for every failure on a thread that has not
+/// said otherwise, including the lookups libnetcdf expects to fail (such
+/// as `_QuantizeBitGroomNumberOfSignificantDigits` on every NetCDF-4 open):
+/// tens of thousands of lines in a test log. libnetcdf silences it on the
+/// thread that first opened a file; each NetCDF thread here is a new one.
+/// Failures still reach us as libnetcdf's status codes.
+fn quiet_hdf5_errors() {
+    let _guard = netcdf_sys::libnetcdf_lock.lock();
+    // SAFETY: no handler and no client data is HDF5's documented way to
+    // turn automatic printing off for the calling thread's default stack.
+    unsafe {
+        hdf5_sys::h5e::H5Eset_auto2(hdf5_sys::h5e::H5E_DEFAULT, None, std::ptr::null_mut());
     }
 }
 
