@@ -24,22 +24,12 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-fn create(program: &str, source: &Path, destination: &Path, flags: &[&str]) -> Output {
-    Command::new(program)
-        .arg("create")
-        .arg(source)
-        .arg(destination)
-        .args(flags)
-        .output()
-        .unwrap()
-}
-
 fn ours(source: &Path, destination: &Path, flags: &[&str]) -> Output {
-    create(env!("CARGO_BIN_EXE_atlas"), source, destination, flags)
+    common::atlas_create(env!("CARGO_BIN_EXE_atlas"), source, destination, flags)
 }
 
 fn theirs(source: &Path, destination: &Path, flags: &[&str]) -> Output {
-    create("atlas", source, destination, flags)
+    common::atlas_create("atlas", source, destination, flags)
 }
 
 fn text(bytes: &[u8]) -> String {

@@ -224,9 +224,7 @@ pub(crate) fn plan_dataset(
     let mut planned = Vec::with_capacity(variables.len());
     for var in &variables {
         refuse_text_packing(var)?;
-        if decode_times && convert_calendar {
-            refuse_unreal_calendar(var)?;
-        }
+        let time_units = time_units(var, decode_times, convert_calendar)?;
         let joined = joined_char_width(var, &variables);
         let dims: Vec<&(String, usize)> = var.dims[..var.dims.len() - joined.map_or(0, |_| 1)]
             .iter()
@@ -237,9 +235,6 @@ pub(crate) fn plan_dataset(
                 var.name
             ));
         }
-        if dims.len() == 1 && dims[0].0 == var.name {
-            coords.push(var.name.clone());
-        }
         if let Some(listed) = var.attr_str("coordinates") {
             for name in listed.split_whitespace() {
                 if variables.iter().any(|v| v.name == name) {
@@ -247,13 +242,7 @@ pub(crate) fn plan_dataset(
                 }
             }
         }
-        planned.push(plan_variable(
-            var,
-            joined,
-            &dims,
-            decode_times,
-            convert_calendar,
-        ));
+        planned.push(plan_variable(var, joined, &dims, decode_times, time_units));
     }
     let mut attrs = Vec::with_capacity(globals.len());
     for (key, value) in globals {
@@ -265,8 +254,8 @@ pub(crate) fn plan_dataset(
         }
         attrs.push((key.clone(), attrs::convert(value)));
     }
-    // xarray makes every variable named after a dimension a coordinate,
-    // whatever its own dimensions (`depth(station, profile)` beside
+    // xarray makes every variable named after a dimension a coordinate (an
+    // index coordinate, and whatever its own dimensions (`depth(station, profile)` beside
     // `T(depth, lat, lon)`), when it merges the decoded variables.
     let used: Vec<&str> = variables
         .iter()
@@ -299,18 +288,23 @@ pub(crate) fn plan_dataset(
     })
 }
 
-/// `--convert-calendar` on a calendar without real instants fails the whole
-/// file in atlas-python, before any array is looked at.
-fn refuse_unreal_calendar(var: &RawVariable) -> Result<(), String> {
+/// A datetime-like variable's units, parsed once, when times are decoded:
+/// `None` for any other variable. `--convert-calendar` on a calendar
+/// without real instants fails the whole file in atlas-python, before any
+/// array is looked at; what else does not decode makes the variable
+/// unsupported (`plan_variable`).
+type TimeUnits = Option<Result<DatetimeUnits, TimeError>>;
+
+fn time_units(var: &RawVariable, decode_times: bool, convert: bool) -> Result<TimeUnits, String> {
     let Some(units) = var
         .attr_str("units")
-        .filter(|u| cftime::is_datetime_units(u))
+        .filter(|u| decode_times && cftime::is_datetime_units(u))
     else {
-        return Ok(());
+        return Ok(None);
     };
-    match cftime::datetime_units(units, var.attr_str("calendar"), true) {
+    match cftime::datetime_units(units, var.attr_str("calendar"), convert) {
         Err(TimeError::NoInstant(why)) => Err(format!("variable {:?}: {why}", var.name)),
-        _ => Ok(()),
+        parsed => Ok(Some(parsed)),
     }
 }
 
@@ -381,7 +375,7 @@ fn plan_variable(
     joined: Option<usize>,
     dims: &[&(String, usize)],
     decode_times: bool,
-    convert_calendar: bool,
+    time_units: TimeUnits,
 ) -> Result<VariablePlan, Unsupported> {
     let unsupported = |dtype: &str, reason: String| Unsupported {
         array: var.name.clone(),
@@ -465,7 +459,7 @@ fn plan_variable(
                 .iter()
                 .any(|v| matches!(v, AttributeValue::Str(_) | AttributeValue::Strs(_)));
             let packed = PACK_KEYS.iter().any(|k| var.attr(k).is_some());
-            let datetime_like = decode_times && units.is_some_and(cftime::is_datetime_units);
+            let datetime_like = time_units.is_some();
             let timedelta_like = decode_times && units.is_some_and(cftime::is_timedelta_units);
             let numeric = if packed {
                 removed.extend(PACK_KEYS);
@@ -496,17 +490,13 @@ fn plan_variable(
             } else {
                 Numeric::Raw
             };
-            if datetime_like {
+            if let Some(parsed) = time_units {
                 removed.extend(["units", "calendar"]);
-                let units = cftime::datetime_units(
-                    units.unwrap_or_default(),
-                    var.attr_str("calendar"),
-                    convert_calendar,
-                )
-                .map_err(|e| match e {
+                let units = parsed.map_err(|e| match e {
                     TimeError::NeedsCftime(why) => {
                         unsupported("object", format!("variable {:?}: {why}", var.name))
                     }
+                    // A refusal without real instants failed the file already.
                     TimeError::BadUnits(why) | TimeError::NoInstant(why) => {
                         unsupported(read.numpy_name(), format!("variable {:?}: {why}", var.name))
                     }

@@ -35,6 +35,8 @@ enum Request {
         decode: Decode,
         start: Vec<u64>,
         count: Vec<u64>,
+        /// Read a row at a time (the variable repeats a dimension).
+        by_rows: bool,
         reply: Reply<Raw>,
     },
     Close(u64),
@@ -86,10 +88,11 @@ impl NetcdfThread {
                             decode,
                             start,
                             count,
+                            by_rows,
                             reply,
                         } => {
                             let _ = reply.send(with_file(&files, file, |f| {
-                                read_raw(f, &variable, &decode, &start, &count)
+                                read_raw(f, &variable, &decode, &start, &count, by_rows)
                             }));
                         }
                         Request::Close(id) => {
@@ -179,6 +182,11 @@ impl NcFile {
             decode: plan.decode.clone(),
             start: start.to_vec(),
             count: count.to_vec(),
+            by_rows: plan
+                .dims
+                .iter()
+                .enumerate()
+                .any(|(i, d)| plan.dims[..i].contains(d)),
             reply,
         })?;
         Ok(PendingBox {
@@ -262,13 +270,15 @@ fn describe_file(file: &netcdf::File, path: &Path) -> Result<Described, String> 
 }
 
 /// One box of raw values: bytes in the file's type (characters with their
-/// joined dimension), or NC_STRING cells one by one.
+/// joined dimension), or NC_STRING cells one by one; `by_rows` reads it one
+/// leading index at a time.
 fn read_raw(
     file: &netcdf::File,
     name: &str,
     decode: &Decode,
     start: &[u64],
     count: &[u64],
+    by_rows: bool,
 ) -> Result<Raw, String> {
     let var = file
         .variable(name)
@@ -307,12 +317,7 @@ fn read_raw(
     if raw.is_empty() {
         return Ok(Raw::Bytes(raw));
     }
-    let names: Vec<String> = var.dimensions().iter().map(|d| d.name()).collect();
-    let repeated = names
-        .iter()
-        .enumerate()
-        .any(|(i, d)| names[..i].contains(d));
-    if !repeated {
+    if !by_rows {
         var.get_raw_values_into(&mut raw, extents).map_err(failed)?;
         return Ok(Raw::Bytes(raw));
     }

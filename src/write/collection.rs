@@ -426,7 +426,7 @@ impl DatasetWriter {
         let mut drained: Vec<String> = Vec::new();
         for (array, private) in staged.into_iter().flatten() {
             if let Err(e) = private.drain_into(&self.name, self.call, state.variable(&array)) {
-                // What moved in already must not stay behind, unreferenced.
+                // What moved in already must not stay listed in a segment.
                 for array in drained {
                     state.variable(&array).forget(&self.name);
                 }

@@ -17,13 +17,9 @@ out="${2:-$here/atria-caches}"
 commit=67ce25988375da3153489c666e237eb7c44a0431
 target="${CARGO_TARGET_DIR:-$root/target}"
 venv="$target/atria-writer-venv"
-stamp="$venv/atria-writer-requirements.txt"
-if ! cmp -s "$here/atria-writer-requirements.txt" "$stamp" 2>/dev/null; then
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/atria-writer-requirements.txt"
-  cp "$here/atria-writer-requirements.txt" "$stamp"
-fi
+# shellcheck source=tests/atria/venv.sh
+. "$here/venv.sh"
+ensure_venv "$venv" "$here/atria-writer-requirements.txt"
 src="$target/atria-src/$commit"
 if [ ! -d "$src/atria_datasets" ]; then
   rm -rf "$src"

@@ -10,13 +10,9 @@ root="$(cd "$here/../.." && pwd)"
 out="${1:?usage: make_corpus.sh OUT_DIR}"
 target="${CARGO_TARGET_DIR:-$root/target}"
 venv="$target/atria-venv"
-stamp="$venv/requirements.txt"
-if ! cmp -s "$here/requirements.txt" "$stamp" 2>/dev/null; then
-  rm -rf "$venv"
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
-  cp "$here/requirements.txt" "$stamp"
-fi
+# shellcheck source=tests/atria/venv.sh
+. "$here/venv.sh"
+ensure_venv "$venv" "$here/requirements.txt"
 rm -rf "$out"
 mkdir -p "$out"
 "$venv/bin/python" "$here/make_corpus.py" "$out"

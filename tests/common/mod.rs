@@ -131,3 +131,19 @@ pub fn python_ready() -> bool {
     }
     found
 }
+
+/// `PROGRAM create SOURCE DESTINATION FLAGS...`, ours or atlas-python's.
+pub fn atlas_create(
+    program: &str,
+    source: &Path,
+    destination: &Path,
+    flags: &[&str],
+) -> std::process::Output {
+    std::process::Command::new(program)
+        .arg("create")
+        .arg(source)
+        .arg(destination)
+        .args(flags)
+        .output()
+        .unwrap()
+}
