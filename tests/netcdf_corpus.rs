@@ -61,14 +61,12 @@ fn files_under(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn create(program: &str, source: &Path, destination: &Path, flags: &[&str]) -> Output {
-    Command::new(program)
-        .arg("create")
-        .arg(source)
-        .arg(destination)
-        .args(flags)
-        .arg("--quiet")
-        .output()
-        .unwrap()
+    common::atlas_create(
+        program,
+        source,
+        destination,
+        &[flags, &["--quiet"]].concat(),
+    )
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -297,9 +295,18 @@ struct Both {
 }
 
 fn both(file: &str, flags: &[&str]) -> Both {
-    let label: String = format!("{file}{}", flags.join(""))
+    // A directory per call: tests running at once may build the same file.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let label: String = format!("{call}-{file}{}", flags.join(""))
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("netcdf-one")
@@ -544,6 +551,74 @@ fn atlas_pythons_warnings_reach_stderr_in_its_words() {
         run.stderr.1
     );
     assert!(run.stderr.0.contains(wanted), "ours: {}", run.stderr.0);
+    // xarray's warning: the same words, but the fills print as Python
+    // floats here and as numpy scalars there (`{np.int32(1), np.int32(2)}`).
+    let run = both("scipy/example_3_maskedvals.nc", &[]);
+    run.same();
+    for said in [&run.stderr.0, &run.stderr.1] {
+        assert!(
+            said.contains("variable 'var3_fillvalAndMissingValue' has multiple fill values {")
+                && said.contains("} defined, decoding all values to NaN."),
+            "{said}"
+        );
+    }
+}
+
+/// Runs `script` (Python, with `netCDF4` imported and `out` the directory to
+/// write into) in a new directory under target/: (that test's directory,
+/// the files' directory).
+fn made_with_netcdf4(name: &str, script: &str) -> (PathBuf, PathBuf) {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&out);
+    let source = out.join("source");
+    std::fs::create_dir_all(&source).unwrap();
+    let made = Command::new("python3")
+        .arg("-c")
+        .arg(format!("import sys, netCDF4\nout = sys.argv[1]\n{script}"))
+        .arg(&source)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    (out, source)
+}
+
+/// No package here ships a file whose packing attribute is text, so this
+/// one is made with netCDF4-python: atlas-python fails it (numpy has no
+/// loop for a number and a str), and so must we.
+#[test]
+fn a_text_add_offset_fails_its_file_as_in_atlas_python() {
+    if !common::python_ready() {
+        return;
+    }
+    let (out, source) = made_with_netcdf4(
+        "netcdf-text-packing",
+        r#"
+for key in ("add_offset", "scale_factor"):
+    with netCDF4.Dataset(f"{out}/text_{key}.nc", "w") as nc:
+        nc.createDimension("t", 4)
+        v = nc.createVariable("x", "i2", ("t",))
+        v[:] = [1, 2, 3, 4]
+        v.setncattr_string(key, "1.5")
+"#,
+    );
+    let a = create(
+        env!("CARGO_BIN_EXE_atlas"),
+        &source,
+        &out.join("ours"),
+        &["--skip-errors"],
+    );
+    let b = create("atlas", &source, &out.join("theirs"), &["--skip-errors"]);
+    let (mine, python) = (text(&a.stderr), text(&b.stderr));
+    assert_eq!(
+        (a.status.code(), b.status.code()),
+        (Some(1), Some(1)),
+        "{mine}\n{python}"
+    );
+    let expected: BTreeSet<String> = ["text_add_offset.nc", "text_scale_factor.nc"]
+        .map(String::from)
+        .into();
+    assert_eq!(skipped(&mine), expected, "{mine}");
+    assert_eq!(skipped(&python), expected, "{python}");
 }
 
 #[test]
@@ -580,5 +655,39 @@ fn random_netcdf_files_ingest_as_atlas_python_ingests_them() {
         differing.is_empty(),
         "{} files differ (listed above)",
         differing.len()
+    );
+}
+
+/// No package here ships a file on the mixed Gregorian calendar before its
+/// reform, so this one is made with netCDF4-python: `--convert-calendar`
+/// gives the instants atlas-python gives, across 1582 too.
+#[test]
+fn convert_calendar_moves_dates_before_the_reform_as_atlas_python_does() {
+    if !common::python_ready() {
+        return;
+    }
+    let (out, source) = made_with_netcdf4(
+        "netcdf-mixed-calendar",
+        r#"
+with netCDF4.Dataset(f"{out}/mixed.nc", "w") as nc:
+    nc.createDimension("t", 5)
+    v = nc.createVariable("time", "f8", ("t",))
+    v.units = "days since 1500-01-01 06:00"
+    v.calendar = "standard"
+    v[:] = [65000.0, 65000.5, 66000.25, 70000.0, 73000.125]
+"#,
+    );
+    let flags = ["--convert-calendar"];
+    let (mine, python) = (out.join("ours"), out.join("theirs"));
+    let a = create(env!("CARGO_BIN_EXE_atlas"), &source, &mine, &flags);
+    let b = create("atlas", &source, &python, &flags);
+    assert!(a.status.success(), "{}", text(&a.stderr));
+    assert!(b.status.success(), "{}", text(&b.stderr));
+    let (ours, theirs) = (read_with_atlas_rust(&mine), read_with_atlas_rust(&python));
+    let diffs = common::diff::differences(&ours.datasets["mixed.nc"], &theirs.datasets["mixed.nc"]);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    assert_eq!(
+        array(&ours.datasets["mixed.nc"], "time")["dtype"],
+        "timestamp_ns"
     );
 }

@@ -51,7 +51,7 @@ impl fmt::Display for TimeError {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct DatetimeUnits {
     pub unit_ns: i64,
-    pub epoch_offset_ns: i64,
+    pub epoch_offset_ns: i128,
     /// Converted from a cftime calendar (`--convert-calendar`): atlas-python
     /// goes through cftime's microseconds, so timestamps are whole ones.
     pub micros: bool,
@@ -137,13 +137,11 @@ pub(crate) fn datetime_units(
     } else {
         0
     };
-    let epoch_offset_ns = i64::try_from(date.ns + shift)
-        .ok()
-        .filter(|&n| n != NAT)
-        .ok_or_else(|| cftime("a reference date outside 1677-2262"))?;
+    // The reference date may lie outside numpy's nanoseconds (pandas holds
+    // it in coarser units); only the values must land inside.
     Ok(DatetimeUnits {
         unit_ns,
-        epoch_offset_ns,
+        epoch_offset_ns: date.ns + shift,
         micros: on_julian,
     })
 }
@@ -304,7 +302,7 @@ impl DatetimeUnits {
         if count == NAT {
             return Some(NAT);
         }
-        let ns = count as i128 * self.unit_ns as i128 + self.epoch_offset_ns as i128;
+        let ns = count as i128 * self.unit_ns as i128 + self.epoch_offset_ns;
         i64::try_from(self.whole_micros(ns))
             .ok()
             .filter(|&n| n != NAT)
@@ -330,7 +328,7 @@ impl DatetimeUnits {
         if !(-9.3e18..9.3e18).contains(&scaled) {
             return None;
         }
-        let ns = scaled as i64 as i128 + self.epoch_offset_ns as i128;
+        let ns = scaled as i64 as i128 + self.epoch_offset_ns;
         i64::try_from(self.whole_micros(ns))
             .ok()
             .filter(|&n| n != NAT)
@@ -376,10 +374,13 @@ mod tests {
     #[test]
     fn reference_dates_parse_like_pandas() {
         let units = |u: &str| datetime_units(u, None, false).unwrap();
-        assert_eq!(units("days since 1970-01-01").epoch_offset_ns, 0);
-        assert_eq!(units("days since 1970-01-02 00:00:00").epoch_offset_ns, DAY);
+        assert_eq!(units("days since 1970-01-01").epoch_offset_ns as i64, 0);
         assert_eq!(
-            units("days since 1950-01-01 00:00:00 UTC").epoch_offset_ns,
+            units("days since 1970-01-02 00:00:00").epoch_offset_ns as i64,
+            DAY
+        );
+        assert_eq!(
+            units("days since 1950-01-01 00:00:00 UTC").epoch_offset_ns as i64,
             -7305 * DAY
         );
         assert_eq!(
@@ -387,34 +388,43 @@ mod tests {
             3_600_000_000_000
         );
         assert_eq!(
-            units("seconds since 1970-01-01 01:00:00+01:00").epoch_offset_ns,
+            units("seconds since 1970-01-01 01:00:00+01:00").epoch_offset_ns as i64,
             0
         );
         assert_eq!(
-            units("seconds since 1970-01-01 00:00:00.5").epoch_offset_ns,
+            units("seconds since 1970-01-01 00:00:00.5").epoch_offset_ns as i64,
             500_000_000
         );
         assert_eq!(units("day since 1970-1-1").unit_ns, DAY);
         // pandas (dateutil) on a year written last: month first unless over 12.
-        assert_eq!(units("seconds since 1-1-1970").epoch_offset_ns, 0);
-        assert_eq!(units("days since 12-31-1970").epoch_offset_ns, 364 * DAY);
-        assert_eq!(units("days since 13-1-1970").epoch_offset_ns, 12 * DAY);
-        assert_eq!(units("days since 1-13-1970").epoch_offset_ns, 12 * DAY);
+        assert_eq!(units("seconds since 1-1-1970").epoch_offset_ns as i64, 0);
+        assert_eq!(
+            units("days since 12-31-1970").epoch_offset_ns as i64,
+            364 * DAY
+        );
+        assert_eq!(
+            units("days since 13-1-1970").epoch_offset_ns as i64,
+            12 * DAY
+        );
+        assert_eq!(
+            units("days since 1-13-1970").epoch_offset_ns as i64,
+            12 * DAY
+        );
         // What pandas 3 gives for a second, unsigned clock (dateutil's rule).
         assert_eq!(
-            units("seconds since 2011-05-20 00:00:00 0:00").epoch_offset_ns,
+            units("seconds since 2011-05-20 00:00:00 0:00").epoch_offset_ns as i64,
             1_305_849_600 * 1_000_000_000
         );
         assert_eq!(
-            units("seconds since 1970-01-01 10:20:45 1:30").epoch_offset_ns,
+            units("seconds since 1970-01-01 10:20:45 1:30").epoch_offset_ns as i64,
             5_400 * 1_000_000_000
         );
         assert_eq!(
-            units("seconds since 1970-01-01 10:20:45.5 0:00").epoch_offset_ns,
+            units("seconds since 1970-01-01 10:20:45.5 0:00").epoch_offset_ns as i64,
             500_000_000
         );
         assert_eq!(
-            units("seconds since 1970-01-01 10:20:45 1:30:15").epoch_offset_ns,
+            units("seconds since 1970-01-01 10:20:45 1:30:15").epoch_offset_ns as i64,
             5_415 * 1_000_000_000
         );
         for refused in [
@@ -453,10 +463,12 @@ mod tests {
             Err(TimeError::NeedsCftime(_))
         ));
         datetime_units("days since 1700-01-01", Some("proleptic_gregorian"), false).unwrap();
-        assert!(matches!(
-            datetime_units("days since 1500-01-01", Some("proleptic_gregorian"), false),
-            Err(TimeError::NeedsCftime(_))
-        ));
+        // A reference date outside numpy's range: its values may still be
+        // inside (atlas-python stores 73000 days since 1500-01-01).
+        let far =
+            datetime_units("days since 1500-01-01", Some("proleptic_gregorian"), false).unwrap();
+        assert_eq!(far.count_to_ns(73_000).map(|ns| ns / DAY), Some(-98_664));
+        assert_eq!(far.count_to_ns(0), None);
         datetime_units("days since 2000-01-01", Some("Gregorian"), false).unwrap();
     }
 
